@@ -1,0 +1,33 @@
+# duck-tape pipeline — every target creates .venv from nothing when it is missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+RUN_TRANSCRIPT ?= fixtures/claude-code/checkout-rate-limit.jsonl
+RUN_DIR ?= .duck-tape-demo
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## make run: recover a state file from the bundled Claude Code transcript and print it
+run: $(STAMP)
+	rm -rf $(RUN_DIR)
+	$(BIN)/duck-tape recover $(RUN_TRANSCRIPT) --dir $(RUN_DIR) --yes --mask
+	@echo
+	@cat $(RUN_DIR)/*-recovered.state.md
+
+## make test: the whole test suite (network blocked, cassettes replayed)
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+## make bench: speed and memory figures on generated inputs
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) $(RUN_DIR) .pytest_cache

@@ -1,0 +1,52 @@
+"""One exception hierarchy, mapped to the exit codes of DESIGN.md "Exit codes".
+
+0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction, 4 approval declined,
+5 validation failed and no fallback possible.  Messages name the file (and line) and say how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class DuckTapeError(Exception):
+    """Base class; ``exit_code`` is what the CLI exits with (DESIGN.md "Exit codes")."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        where = ""
+        if path:
+            where = f"{path}:{line}: " if line else f"{path}: "
+        super().__init__(f"{where}{message}")
+
+
+class InputError(DuckTapeError):
+    """Bad usage or unreadable input (exit 2): missing file, symlink, over the size cap, unknown format."""
+
+    exit_code = 2
+
+
+class RedactionRefused(DuckTapeError):
+    """A write would contain a potential secret and ``--mask`` was not given (exit 3).
+
+    ``report`` holds the lines of the redaction report (DESIGN.md "Redaction").
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, report: list[str], *, path: str | None = None) -> None:
+        self.report = report
+        super().__init__(message, path=path)
+
+
+class ApprovalDeclined(DuckTapeError):
+    """The user did not approve a previewed write (exit 4)."""
+
+    exit_code = 4
+
+
+class ValidationFailed(DuckTapeError):
+    """The state file failed validation and no fallback was possible (exit 5)."""
+
+    exit_code = 5

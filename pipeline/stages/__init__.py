@@ -1,0 +1,1 @@
+"""The pipeline stages: extract, distil, weave, validate (DESIGN.md "Stages"). Each is a pure function."""

@@ -1,0 +1,137 @@
+"""Normalized transcript: the output of the read stage (DESIGN.md "Stages", "Transcript formats").
+
+These are plain slotted dataclasses, not pydantic models, on purpose: the read stage sits on the hook and
+``extract-raw`` paths, where importing pydantic (~80 ms here) would eat the whole time budget.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+EventKind = Literal[
+    "user_prompt",  # what the person typed (slash commands as "/name args")
+    "assistant_text",  # one assistant message (lines sharing a message id are joined)
+    "reasoning",  # thinking / reasoning text (often empty in new harness versions; then not emitted)
+    "tool_call",  # a tool call: tool_name + target (main argument)
+    "tool_result",  # a tool result: call_id, is_error, text (capped)
+    "compaction",  # the harness's compaction summary (model-written; never a user prompt)
+    "subagent_call",  # a sub-agent (Task/Agent/task) call: tool_name, target = description, text = prompt
+    "subagent_result",  # a sub-agent's final answer: call_id, agent, text
+    "todo_list",  # a todo list write (TodoWrite, TaskCreate/TaskUpdate, todowrite): todos = full list after it
+]
+
+EVENT_KINDS: tuple[str, ...] = (
+    "user_prompt",
+    "assistant_text",
+    "reasoning",
+    "tool_call",
+    "tool_result",
+    "compaction",
+    "subagent_call",
+    "subagent_result",
+    "todo_list",
+)
+
+#: Kinds that are a call of a tool by the assistant (listed under "Tool Calls" in raw material).
+CALL_KINDS: frozenset[str] = frozenset({"tool_call", "subagent_call", "todo_list"})
+
+Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(slots=True)
+class TodoItem:
+    """One todo list item.  ``status`` is normalized to pending | in_progress | completed."""
+
+    content: str
+    status: str = "pending"
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class Event:
+    """One normalized transcript event.
+
+    Fields:
+      index: position in ``Transcript.events`` (0-based); evidence refers to it.
+      kind: one of ``EVENT_KINDS``.
+      text: the event's text, capped at the reader's field cap (characters).  Prompt, message, summary,
+        tool output, sub-agent answer; for a tool call a short rendering of its arguments.
+      timestamp: ISO-8601 UTC with ``Z`` (e.g. ``2026-09-01T10:00:00.000Z``) or None when the record has none.
+      tool_name: tool name for call/result kinds (``Bash``, ``edit``, ``Task``…).
+      target: main argument of a call (path, command, pattern, url, query, sub-agent description, "3 todos").
+      call_id: tool call id linking a call to its result.
+      is_error: tool result flagged as failed by the harness (``is_error``, ``success:false``, ``status=="error"``).
+      todos: for ``todo_list`` the whole list after this write.
+      agent: sub-agent type/name for sub-agent events.
+      line: 1-based line (JSONL) or element number (JSON array) of the source record.
+      session_id: the record's session id, when the record carries one.
+    """
+
+    index: int
+    kind: str
+    text: str = ""
+    timestamp: str | None = None
+    tool_name: str | None = None
+    target: str | None = None
+    call_id: str | None = None
+    is_error: bool = False
+    todos: list[TodoItem] | None = None
+    agent: str | None = None
+    line: int = 0
+    session_id: str | None = None
+
+
+@dataclass(slots=True)
+class TranscriptMeta:
+    """Session metadata read from the transcript itself (never from the current shell)."""
+
+    harness: str
+    format: str  # e.g. claude-code-jsonl, claude-code-json-array, copilot-events, opencode-export
+    path: str
+    session_id: str | None = None
+    session_ids: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    git_branch: str | None = None
+    repo: str | None = None
+    model: str | None = None
+    version: str | None = None
+    start_time: str | None = None  # ISO-8601 UTC
+    end_time: str | None = None  # ISO-8601 UTC
+
+
+@dataclass(slots=True)
+class ReadReport:
+    """What the reader skipped or trimmed; never fatal (DESIGN.md "Transcript formats").
+
+    ``skipped_lines``: 1-based line numbers of records that could not be parsed (bad JSON, torn last line,
+    non-UTF-8 bytes).  ``unknown_types``: record type -> count of records of types the reader does not know.
+    ``capped_fields``: number of fields cut at the field cap.
+    """
+
+    records: int = 0
+    skipped_lines: list[int] = field(default_factory=list)
+    unknown_types: Counter = field(default_factory=Counter)
+    capped_fields: int = 0
+
+    def warning(self, path: str) -> str | None:
+        """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""
+        if not self.skipped_lines:
+            return None
+        shown = ", ".join(str(n) for n in self.skipped_lines[:10])
+        more = f" (+{len(self.skipped_lines) - 10} more)" if len(self.skipped_lines) > 10 else ""
+        return (
+            f"duck-tape: warning: {path}: skipped {len(self.skipped_lines)} unreadable record(s) "
+            f"at line(s) {shown}{more}"
+        )
+
+
+@dataclass(slots=True)
+class Transcript:
+    """The read stage's output: ``meta`` plus ordered ``events`` and the ``report`` of what was skipped."""
+
+    meta: TranscriptMeta
+    events: list[Event] = field(default_factory=list)
+    report: ReadReport = field(default_factory=ReadReport)
