@@ -106,26 +106,28 @@ class TranscriptMeta:
 class ReadReport:
     """What the reader skipped or trimmed; never fatal (DESIGN.md "Transcript formats").
 
-    ``skipped_lines``: 1-based line numbers of records that could not be parsed (bad JSON, torn last line,
-    non-UTF-8 bytes).  ``unknown_types``: record type -> count of records of types the reader does not know.
+    ``skipped_lines``: 1-based line numbers of records that could not be parsed (bad JSON, torn last line).
+    ``repaired_lines``: lines whose invalid UTF-8 bytes were replaced by U+FFFD and kept.  ``unknown_types``: record type -> count of records of types the reader does not know.
     ``capped_fields``: number of fields cut at the field cap.
     """
 
     records: int = 0
     skipped_lines: list[int] = field(default_factory=list)
+    repaired_lines: list[int] = field(default_factory=list)
     unknown_types: Counter = field(default_factory=Counter)
     capped_fields: int = 0
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""
-        if not self.skipped_lines:
+        parts = []
+        for label, lines in (("skipped", self.skipped_lines), ("replaced invalid UTF-8 in", self.repaired_lines)):
+            if lines:
+                shown = ", ".join(str(n) for n in lines[:10])
+                more = f" (+{len(lines) - 10} more)" if len(lines) > 10 else ""
+                parts.append(f"{label} {len(lines)} record(s) at line(s) {shown}{more}")
+        if not parts:
             return None
-        shown = ", ".join(str(n) for n in self.skipped_lines[:10])
-        more = f" (+{len(self.skipped_lines) - 10} more)" if len(self.skipped_lines) > 10 else ""
-        return (
-            f"duck-tape: warning: {path}: skipped {len(self.skipped_lines)} unreadable record(s) "
-            f"at line(s) {shown}{more}"
-        )
+        return f"duck-tape: warning: {path}: " + "; ".join(parts)
 
 
 @dataclass(slots=True)

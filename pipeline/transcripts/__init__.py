@@ -1,0 +1,65 @@
+"""Read stage: transcript file -> normalized ``Transcript`` (DESIGN.md "Transcript formats", FORMATS.md).
+
+``read_transcript(path)`` checks the input, detects the format by content and dispatches to the reader
+module of that harness.  Reader modules are imported lazily and each exposes
+``read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from pipeline.errors import InputError
+from pipeline.transcripts.common import DEFAULT_CAPS, Caps
+from pipeline.transcripts.detect import detect_format
+from pipeline.transcripts.model import ReadReport, Transcript
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES, check_transcript_path
+
+#: format -> reader module (each has ``read(path, fmt, report, caps)``)
+READERS: dict[str, str] = {
+    "claude-code-jsonl": "pipeline.transcripts.claude_code",
+    "claude-code-json-array": "pipeline.transcripts.claude_code",
+    "copilot-events": "pipeline.transcripts.copilot",
+    "copilot-legacy": "pipeline.transcripts.copilot",
+    "opencode-export": "pipeline.transcripts.opencode",
+    "opencode-messages": "pipeline.transcripts.opencode",
+    "codex-rollout": "pipeline.transcripts.codex",
+    "generic-jsonl": "pipeline.transcripts.generic",
+}
+
+
+def read_transcript(
+    path: str,
+    *,
+    max_bytes: int = RECOVER_MAX_BYTES,
+    trusted_root: str | None = None,
+    caps: Caps = DEFAULT_CAPS,
+    warn: bool = True,
+) -> Transcript:
+    """Read the transcript at ``path`` into a ``Transcript``.
+
+    Raises InputError (exit 2) for a missing file, a symlink, a file outside the trusted root, a file over
+    ``max_bytes`` bytes, or an unknown format (naming the formats it knows).  Bad records are skipped and
+    counted in ``transcript.report``; with ``warn`` one line naming the file and line numbers goes to stderr.
+    """
+    resolved = check_transcript_path(path, max_bytes=max_bytes, trusted_root=trusted_root)
+    fmt = detect_format(str(resolved))
+    module_name = READERS.get(fmt)
+    if module_name is None:
+        raise InputError(
+            "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl, "
+            "opencode export/messages JSON, Codex rollout JSONL, or {role, content} JSONL)",
+            path=str(path),
+        )
+    reader = importlib.import_module(module_name)
+    report = ReadReport()
+    transcript = reader.read(str(path), fmt, report, caps)
+    if warn:
+        message = report.warning(str(path))
+        if message:
+            print(message, file=sys.stderr)
+    return transcript
+
+
+__all__ = ["read_transcript", "detect_format", "READERS", "Transcript"]

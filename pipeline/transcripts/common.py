@@ -1,0 +1,141 @@
+"""Helpers shared by the transcript readers: field caps, timestamps, and the event builder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from pipeline.transcripts.model import Event, ReadReport, TodoItem, Transcript, TranscriptMeta
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """Field caps in characters (DESIGN.md "Transcript formats": over-long fields are capped).
+
+    ``text``: prompts, assistant messages, compaction summaries; ``tool_output``: tool results;
+    ``subagent``: sub-agent results; ``target``: a tool call's main argument.
+    """
+
+    text: int = 20_000
+    tool_output: int = 4_000
+    subagent: int = 12_000
+    target: int = 300
+
+
+DEFAULT_CAPS = Caps()
+
+
+def cap(text: str, limit: int, report: ReadReport) -> str:
+    """Return ``text`` cut to ``limit`` characters (marking the cut with ``…[+N chars]``), counting cuts in ``report``."""
+    if len(text) <= limit:
+        return text
+    report.capped_fields += 1
+    return f"{text[:limit]}…[+{len(text) - limit} chars]"
+
+
+def iso_from_epoch_ms(value: float | int | None) -> str | None:
+    """Epoch milliseconds (opencode) -> ISO-8601 UTC ``YYYY-MM-DDTHH:MM:SS.mmmZ``; None for missing/bad values."""
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromtimestamp(float(value) / 1000.0, tz=timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def norm_iso(value: object) -> str | None:
+    """Normalize a harness timestamp string to ISO-8601 UTC ending in ``Z``; None when absent or not a string.
+
+    Accepts ``…Z`` (returned as is) and ``+00:00`` offsets (rewritten to ``Z``); other strings are kept as
+    they are (still better evidence than nothing).
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    if value.endswith("+00:00"):
+        return value[:-6] + "Z"
+    return value
+
+
+def text_of(content: object) -> str:
+    """Join list-form content (``[{type:"text", text}]`` blocks or plain strings) into one string.
+
+    Strings are returned as is; non-text blocks (images, tool results) are ignored; text blocks are joined
+    with a blank line (FORMATS.md §6.2 "String-or-list content").
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text"):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "\n\n".join(p for p in parts if p)
+    return ""
+
+
+TODO_STATUS = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "in-progress": "in_progress",
+    "inprogress": "in_progress",
+    "active": "in_progress",
+    "completed": "completed",
+    "complete": "completed",
+    "done": "completed",
+    "cancelled": "completed",
+    "deleted": "deleted",
+}
+
+
+def todo_items(raw: object) -> list[TodoItem]:
+    """Normalize a todo list (``[{content|subject|step, status, id?}]``) into ``TodoItem``s (bad items skipped)."""
+    items: list[TodoItem] = []
+    if not isinstance(raw, list):
+        return items
+    for entry in raw:
+        if not isinstance(entry, dict):
+            continue
+        content = entry.get("content") or entry.get("subject") or entry.get("step") or entry.get("title")
+        if not isinstance(content, str) or not content.strip():
+            continue
+        status = TODO_STATUS.get(str(entry.get("status", "pending")).lower(), "pending")
+        ident = entry.get("id")
+        items.append(TodoItem(content=content.strip(), status=status, id=str(ident) if ident is not None else None))
+    return items
+
+
+class EventSink:
+    """Appends events with consecutive indexes and tracks session metadata while a reader streams.
+
+    ``add(kind, **fields)`` returns the new ``Event``; ``finish()`` returns the ``Transcript``.  Start and
+    end time are taken from the first and last event timestamps when the reader did not set them.
+    """
+
+    def __init__(self, meta: TranscriptMeta, report: ReadReport) -> None:
+        self.meta = meta
+        self.report = report
+        self.events: list[Event] = []
+
+    def add(self, kind: str, **fields) -> Event:
+        event = Event(index=len(self.events), kind=kind, **fields)
+        self.events.append(event)
+        return event
+
+    def note_session(self, session_id: object) -> None:
+        """Record a session id seen in the file (a file can hold two; the first is the meta's)."""
+        if isinstance(session_id, str) and session_id and session_id not in self.meta.session_ids:
+            self.meta.session_ids.append(session_id)
+            if self.meta.session_id is None:
+                self.meta.session_id = session_id
+
+    def finish(self) -> Transcript:
+        stamps = [e.timestamp for e in self.events if e.timestamp]
+        if stamps:
+            self.meta.start_time = self.meta.start_time or stamps[0]
+            self.meta.end_time = self.meta.end_time or stamps[-1]
+        return Transcript(meta=self.meta, events=self.events, report=self.report)

@@ -1,0 +1,100 @@
+"""Streaming record access for transcript files (DESIGN.md "Transcript formats": stream, never load whole).
+
+JSONL files are read line by line in binary; JSON documents (a Claude Code array dump, opencode exports)
+are streamed element by element with ijson.  Nothing here is fatal: a bad record is skipped and its
+1-based line (or element) number recorded in the ``ReadReport``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import orjson
+
+from pipeline.transcripts.model import ReadReport
+
+
+def iter_jsonl(path: str, report: ReadReport) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` for each JSON object line of a JSONL file (line numbers 1-based).
+
+    Blank lines are ignored.  A line that is not valid JSON (a torn last line, garbage) or not an object
+    is skipped and its number appended to ``report.skipped_lines``.  A line with invalid UTF-8 bytes is
+    decoded with U+FFFD replacements and kept; its number goes to ``report.repaired_lines``.
+    Reads in binary, so a single multi-megabyte line costs only that line's memory.
+    """
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                record = _repair(raw)
+                if record is None:
+                    report.skipped_lines.append(number)
+                    continue
+                report.repaired_lines.append(number)
+            if not isinstance(record, dict):
+                report.skipped_lines.append(number)
+                continue
+            report.records += 1
+            yield number, record
+
+
+def _repair(raw: bytes) -> dict | None:
+    """Parse a line whose only fault is invalid UTF-8; None when it is not valid JSON either."""
+    try:
+        raw.decode("utf-8")
+        return None  # valid UTF-8, so the JSON itself is bad
+    except UnicodeDecodeError:
+        pass
+    try:
+        record = orjson.loads(raw.decode("utf-8", "replace"))
+    except orjson.JSONDecodeError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def iter_json_items(path: str, prefix: str, report: ReadReport) -> Iterator[tuple[int, dict]]:
+    """Yield ``(element_number, object)`` for each object under ``prefix`` of a JSON document (1-based).
+
+    ``prefix`` is an ijson prefix: ``"item"`` for a top-level array, ``"messages.item"`` for the
+    ``messages`` array of an object.  A document cut short (truncated file) or with invalid bytes stops the
+    stream; the element number where it stopped goes to ``report.skipped_lines``.  Non-object elements are
+    skipped and counted the same way.
+    """
+    import ijson  # deferred: only JSON-document formats need it
+
+    number = 0
+    with open(path, "rb") as fh:
+        try:
+            for number, item in enumerate(ijson.items(fh, prefix, use_float=True), 1):
+                if not isinstance(item, dict):
+                    report.skipped_lines.append(number)
+                    continue
+                report.records += 1
+                yield number, item
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
+            report.skipped_lines.append(number + 1)
+
+
+def read_json_object_head(path: str, keys: tuple[str, ...]) -> dict:
+    """Return the scalar/object values of the given top-level ``keys`` of a JSON object document.
+
+    Streams with ijson and stops before large arrays are built, so reading ``info`` of a huge
+    ``opencode export`` costs only that object.  Missing keys are absent from the result; a broken document
+    gives what was read before the break.
+    """
+    import ijson
+
+    found: dict = {}
+    with open(path, "rb") as fh:
+        try:
+            for key, value in ijson.kvitems(fh, "", use_float=True):
+                if key in keys:
+                    found[key] = value
+                    if len(found) == len(keys):
+                        break
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
+            pass
+    return found
