@@ -18,10 +18,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	rm -rf $(RUN_DIR)
 	$(BIN)/duck-tape recover $(RUN_TRANSCRIPT) --dir $(RUN_DIR) --yes --mask
-	@echo
-	@cat $(RUN_DIR)/*-recovered.state.md
 
-## make test: the whole test suite (network blocked, cassettes replayed)
+## make test: the whole test suite
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 

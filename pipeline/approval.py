@@ -1,0 +1,45 @@
+"""Approval of previewed writes (DESIGN.md "Approval").
+
+Approval words: approve, approved, ok, go ahead, confirm, yes, and sentences that clearly approve
+("yes, write it", "looks good, go ahead").  Not approval: "continue", "next", a bare option letter, a
+negated or hedged answer ("no", "not yet", "don't", "wait").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_APPROVE = re.compile(
+    r"^(?:y|yes|yep|yeah|ok|okay|approve|approved|confirm|confirmed|go ahead|lgtm|sure|do it|write it|"
+    r"looks good|sounds good|ship it)\b",
+)
+_APPROVE_ANYWHERE = re.compile(r"\b(?:approve|approved|go ahead|confirm(?:ed)?|lgtm)\b")
+_NEGATIVE = re.compile(r"\b(?:no|not|don'?t|do not|never|wait|stop|cancel|hold|nope|reject|decline)\b")
+_NOT_APPROVAL = re.compile(r"^(?:continue|next|[a-z]|\d+)[.!]?$")
+
+
+def is_approval(answer: str) -> bool:
+    """True when ``answer`` clearly approves a previewed write (DESIGN.md "Approval").
+
+    >>> is_approval("yes"), is_approval("Go ahead."), is_approval("continue"), is_approval("b")
+    (True, True, False, False)
+    """
+    text = " ".join(answer.lower().replace("’", "'").split())
+    if not text or _NOT_APPROVAL.match(text):
+        return False
+    if _NEGATIVE.search(text):
+        return False
+    return bool(_APPROVE.match(text) or _APPROVE_ANYWHERE.search(text))
+
+
+def ask(question: str, *, read: Callable[[str], str] = input) -> bool:
+    """Ask ``question`` once with ``read`` (default ``input``); True only for an approving answer.
+
+    EOF (no answer) counts as declined.
+    """
+    try:
+        answer = read(question)
+    except EOFError:
+        return False
+    return is_approval(answer)

@@ -1,0 +1,193 @@
+"""The ``duck-tape`` command line: parse flags, call the stages, print, choose the exit code.
+
+Thin by design (STYLE.md): each command imports what it needs inside its body so that the hook paths
+(``extract-raw``) start fast.  Exit codes: DESIGN.md "Exit codes".
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pipeline import __version__
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+DEFAULT_DIR = ".duck-tape"
+
+
+def _err(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _confirm_write(target: str, *, yes: bool) -> None:
+    """Ask for approval of a previewed write (DESIGN.md "Approval"); raise ApprovalDeclined otherwise."""
+    from pipeline.approval import ask
+    from pipeline.errors import ApprovalDeclined
+
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise ApprovalDeclined(f"not a terminal, so nothing was written to {target}: pass --yes to approve or --dry-run to preview")
+    if not ask(f"Write {target}? Type 'yes' (or approve / ok / go ahead / confirm) to approve: "):
+        raise ApprovalDeclined(f"not approved; nothing was written to {target}")
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="duck-tape")
+def cli() -> None:
+    """Recover what an AI coding agent lost at context compaction.
+
+    Reads a session transcript (Claude Code, Copilot CLI, opencode, Codex, {role, content} JSONL) and
+    writes a recovered Agent State file into .duck-tape/.  No model or API key is needed: the
+    deterministic rules engine is the default.
+
+    Exit codes: 0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction,
+    4 approval declined, 5 validation failed.
+    """
+
+
+@cli.command("extract-raw")
+@click.argument("transcript", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB, the hook default).")
+def extract_raw(transcript: str, max_bytes: int | None) -> None:
+    """Print the raw material of TRANSCRIPT as markdown (DESIGN.md "Raw material").
+
+    Sections: User Prompts, Tool Calls, Assistant Messages (last 10), Potential Decisions, Failed Tool
+    Results, Session Metadata; secrets are masked as [REDACTED].  Never fails (hooks call it): an
+    unreadable, unknown-format or oversized input prints the header and a one-line reason, exit 0.
+    """
+    from pipeline.stages import extract
+
+    try:
+        from pipeline.errors import DuckTapeError
+        from pipeline.transcripts import read_transcript
+        from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
+
+        limit = max_bytes or max_bytes_from_env(HOOK_MAX_BYTES)
+        text = extract.render(extract.run(read_transcript(transcript, max_bytes=limit)))
+    except DuckTapeError as exc:
+        text = extract.render_unavailable(str(exc))
+    except Exception as exc:  # hooks must never fail: report and exit 0
+        text = extract.render_unavailable(f"{transcript}: could not read ({type(exc).__name__}: {exc})")
+    click.echo(text, nl=False)
+
+
+@cli.command()
+@click.argument("transcript", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DIR,
+              show_default=True, help="State store to write into.")
+@click.option("--yes", is_flag=True, help="Approve the write without asking (needed when not on a terminal).")
+@click.option("--dry-run", is_flag=True, help="Print the state file and write nothing.")
+@click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None) -> None:
+    """Recover an Agent State file from TRANSCRIPT with the rules engine.
+
+    Previews the file, asks for approval (or takes --yes), then writes DIR/<stamp>-recovered.state.md
+    atomically (never over an existing file), rotates the store to at most 10 state files, and prints
+    the written path as the last line of stdout.  Secrets refuse the write (exit 3) unless --mask.
+    """
+    from pipeline.recovery import recover as run_recovery
+    from pipeline.state.store import state_filename, write_state
+    from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
+
+    limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
+    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run)
+    for line in result.dropped:
+        _err(f"duck-tape: validate: {line}")
+    if result.redaction:
+        for line in result.redaction:
+            _err(line)
+        _err("duck-tape: secrets masked with <REDACTED>" if mask else "duck-tape: preview masks secrets; writing needs --mask")
+    click.echo(result.text, nl=False)
+    if dry_run:
+        return
+    target = directory / state_filename(result.state.stamp, "recovered")
+    _confirm_write(str(target), yes=yes)
+    written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+    click.echo(str(written))
+
+
+@cli.command()
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DIR,
+              show_default=True, help="State store holding .last-compact and the state files.")
+@click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
+              show_default=True, help="CONTEXT.md to read decisions from (read only).")
+@click.option("--yes", is_flag=True, help="Approve writing a recovered state file without asking.")
+@click.option("--dry-run", is_flag=True, help="Show what would be recovered and write nothing.")
+@click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
+@click.option("--session-start", default=None, metavar="ISO-8601",
+              help="This session's start time; a marker older than it is reported (and resume continues).")
+def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None) -> None:
+    """Resume after a compaction (DESIGN.md "Resume").
+
+    Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
+    recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
+    transcript (previewed, written only after approval), then reports the compaction time,
+    Current/Done/Remaining and the CONTEXT.md decisions relevant to the work.  Only a recovery writes.
+    """
+    from pipeline import resume as resume_mod
+    from pipeline.recovery import recover as run_recovery
+    from pipeline.state.store import state_filename, write_state
+
+    found = resume_mod.plan(directory, session_start=session_start)
+    for line in found.messages:
+        click.echo(line)
+    if found.stop:
+        return
+    state = found.state
+    if found.recover_from:
+        result = run_recovery(found.recover_from, mask=mask or dry_run)
+        for line in result.dropped:
+            _err(f"duck-tape: validate: {line}")
+        for line in result.redaction:
+            _err(line)
+        click.echo(result.text, nl=False)
+        state = result.state
+        if not dry_run:
+            target = directory / state_filename(result.state.stamp, "recovered")
+            _confirm_write(str(target), yes=yes)
+            written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+            click.echo(f"Wrote {written}")
+    context_lines = None
+    if context_path.is_file():
+        context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"))
+    assert found.marker is not None and state is not None
+    click.echo(resume_mod.report(state, found.marker, context_lines, str(context_path)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry: run the CLI and map exceptions to DESIGN.md exit codes."""
+    from pipeline.errors import DuckTapeError, RedactionRefused
+
+    try:
+        cli.main(args=argv, prog_name="duck-tape", standalone_mode=False)
+    except click.exceptions.Abort:
+        _err("duck-tape: aborted")
+        return 4
+    except click.ClickException as exc:
+        exc.show()
+        return 2
+    except RedactionRefused as exc:
+        for line in exc.report:
+            _err(line)
+        _err(f"duck-tape: error: {exc}")
+        return exc.exit_code
+    except DuckTapeError as exc:
+        _err(f"duck-tape: error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _err("duck-tape: interrupted")
+        return 1
+    except Exception as exc:  # unexpected: say what, exit 1
+        _err(f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
