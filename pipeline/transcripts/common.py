@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import orjson
+
 from pipeline.transcripts.model import Event, ReadReport, TodoItem, Transcript, TranscriptMeta
 
 
@@ -31,6 +33,39 @@ def cap(text: str, limit: int, report: ReadReport) -> str:
         return text
     report.capped_fields += 1
     return f"{text[:limit]}…[+{len(text) - limit} chars]"
+
+
+def call_text(args: object, limit: int, report: ReadReport) -> str:
+    """Text of a tool call event: one ``key: value`` line per argument, capped at ``limit`` characters.
+
+    String values are kept verbatim (so a quote of a command or an edit is found in the event text; JSON
+    would escape it), other values are compact JSON; each value is cut at ``limit`` first, so a huge file
+    content costs only ``limit``.  A raw-string argument (custom tools: patch text) is the text itself.
+    The whole rendering is cut with ``cap`` (counted in ``report``).
+    """
+    if args is None:
+        return ""
+    if isinstance(args, str):
+        return cap(args, limit, report)
+    if not isinstance(args, dict):
+        return cap(_json(args)[: limit + 1], limit, report)
+    lines = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else _json(value)
+        lines.append(f"{key}: {text[: limit + 1]}")
+    return cap("\n".join(lines), limit, report)
+
+
+def todo_text(todos: list[TodoItem]) -> str:
+    """Text of a ``todo_list`` event: ``[status] content`` per item, one per line."""
+    return "\n".join(f"[{t.status}] {t.content}" for t in todos)
+
+
+def _json(value: object) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # e.g. an integer beyond 64 bits
+        return str(value)
 
 
 def iso_from_epoch_ms(value: float | int | None) -> str | None:
@@ -93,7 +128,11 @@ TODO_STATUS = {
 
 
 def todo_items(raw: object) -> list[TodoItem]:
-    """Normalize a todo list (``[{content|subject|step, status, id?}]``) into ``TodoItem``s (bad items skipped)."""
+    """Normalize a todo list (``[{content|subject|step, status, id?}]``) into ``TodoItem``s.
+
+    Items without text and items whose status is ``deleted`` are left out; other statuses are mapped by
+    ``TODO_STATUS`` (unknown ones -> ``pending``).
+    """
     items: list[TodoItem] = []
     if not isinstance(raw, list):
         return items
@@ -104,6 +143,8 @@ def todo_items(raw: object) -> list[TodoItem]:
         if not isinstance(content, str) or not content.strip():
             continue
         status = TODO_STATUS.get(str(entry.get("status", "pending")).lower(), "pending")
+        if status == "deleted":
+            continue  # a deleted item is not on the list (TodoItem.status is pending|in_progress|completed)
         ident = entry.get("id")
         items.append(TodoItem(content=content.strip(), status=status, id=str(ident) if ident is not None else None))
     return items

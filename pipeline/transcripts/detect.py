@@ -121,7 +121,8 @@ def _detect_array(path: str) -> str:
 def _detect_object_document(path: str) -> str:
     from pipeline.transcripts.records import read_json_object_head
 
-    head = read_json_object_head(path, ("info", "messages"))
+    # ask for "info" only: naming "messages" too would make ijson build that whole array in memory
+    head = read_json_object_head(path, ("info",))
     if "info" in head:
         return "opencode-export"
     return "unknown"

@@ -109,6 +109,9 @@ class ReadReport:
     ``skipped_lines``: 1-based line numbers of records that could not be parsed (bad JSON, torn last line).
     ``repaired_lines``: lines whose invalid UTF-8 bytes were replaced by U+FFFD and kept.  ``unknown_types``: record type -> count of records of types the reader does not know.
     ``capped_fields``: number of fields cut at the field cap.
+    ``ignored``: reason -> count of known records deliberately not turned into events (noise such as Copilot
+    ``report_intent`` calls, sub-agent-internal messages, ``abort`` markers); unlike ``unknown_types`` these
+    are understood, just not part of the main thread.
     """
 
     records: int = 0
@@ -116,6 +119,7 @@ class ReadReport:
     repaired_lines: list[int] = field(default_factory=list)
     unknown_types: Counter = field(default_factory=Counter)
     capped_fields: int = 0
+    ignored: Counter = field(default_factory=Counter)
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""

@@ -138,6 +138,10 @@ def main_target(tool_name: str | None, args: object, *, limit: int = 300) -> str
     for value in args.values():  # MCP and unknown tools: first string argument
         if isinstance(value, str) and value.strip():
             return _clip(value, limit)
+    for key, value in args.items():  # only non-string arguments, e.g. {"limit": 10}: "limit=10"
+        text = _stringify(value)
+        if text and text.strip():
+            return _clip(f"{key}={text}", limit)
     return "unknown"
 
 
