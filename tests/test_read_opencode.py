@@ -219,7 +219,6 @@ def test_compact_command_and_compaction_summary(tmp_path):
         ("assistant_text", "Type checking dominates."),
         ("user_prompt", "/compact"),
         ("compaction", "## Goal\nSpeed up the build"),
-        ("user_prompt", "/compact"),
         ("compaction", "## Goal\nStill the build"),
         ("user_prompt", "Continue"),
     ]
@@ -302,3 +301,24 @@ def test_detecting_an_export_does_not_build_the_messages_array(tmp_path):
         tracemalloc.stop()
     assert fmt == "opencode-export"
     assert peak < 2_000_000  # bytes; building the messages array took ~10 MB here
+
+
+def test_automatic_compaction_request_is_not_a_user_prompt(tmp_path):
+    """Bug: a user message made only of {type: compaction, auto: true} was listed as a typed '/compact'."""
+    import json
+
+    from pipeline.transcripts import read_transcript
+
+    messages = [
+        {"info": {"id": "msg_1", "sessionID": "ses_a", "role": "user", "time": {"created": 1767261600000}},
+         "parts": [{"id": "prt_1", "type": "text", "text": "Speed up the build"}]},
+        {"info": {"id": "msg_2", "sessionID": "ses_a", "role": "user", "time": {"created": 1767261700000}},
+         "parts": [{"id": "prt_2", "type": "compaction", "auto": True}]},
+        {"info": {"id": "msg_3", "sessionID": "ses_a", "role": "user", "time": {"created": 1767261800000}},
+         "parts": [{"id": "prt_3", "type": "compaction", "auto": False}]},
+    ]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(messages))
+    t = read_transcript(str(path))
+    assert [e.text for e in t.events if e.kind == "user_prompt"] == ["Speed up the build", "/compact"]
+    assert t.report.ignored["auto_compaction_request"] == 1

@@ -114,10 +114,13 @@ class _OpencodeState:
     def user_message(self, parts: list[dict], ts: str | None, number: int, session_id: str | None) -> None:
         texts = []
         only_compaction = bool(parts)
+        auto_compaction = False
         for part in parts:
             ptype = part.get("type")
             if ptype != "compaction":
                 only_compaction = False
+            elif part.get("auto") is True:
+                auto_compaction = True
             if ptype == "text":
                 if part.get("synthetic") is True:
                     self.report.ignored["synthetic_text"] += 1
@@ -129,9 +132,11 @@ class _OpencodeState:
                 self.report.unknown_types[f"part:{ptype}"] += 1
         if texts:
             prompt = "\n\n".join(texts)
-        elif only_compaction:
-            prompt = "/compact"
+        elif only_compaction and not auto_compaction:
+            prompt = "/compact"  # typed by the person; an automatic compaction (auto:true) is not a prompt
         else:
+            if only_compaction:
+                self.report.ignored["auto_compaction_request"] += 1
             return
         self.sink.add(
             "user_prompt", text=cap(prompt, self.caps.text, self.report), timestamp=ts, line=number,

