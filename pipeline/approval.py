@@ -33,13 +33,12 @@ def is_approval(answer: str) -> bool:
     return bool(_APPROVE.match(text) or _APPROVE_ANYWHERE.search(text))
 
 
-def ask(question: str, *, read: Callable[[str], str] = input) -> bool:
-    """Ask ``question`` once with ``read`` (default ``input``); True only for an approving answer.
-
-    EOF (no answer) counts as declined.
+def ask(question: str, *, read: Callable[[str], str] | None = None) -> bool:
+    """Ask ``question`` once with ``read`` (default: the built-in ``input``, looked up at call time);
+    True only for an approving answer.  EOF (no answer) counts as declined.
     """
     try:
-        answer = read(question)
+        answer = (read or input)(question)
     except EOFError:
         return False
     return is_approval(answer)

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from conftest import check_golden
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -101,20 +102,11 @@ def skills_state() -> AgentState:
     )
 
 
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-        pytest.skip(f"UPDATE_GOLDEN=1: rewrote {path}")
-    assert text.encode("utf-8") == path.read_bytes()
-
-
 @pytest.mark.parametrize(
     ("name", "make"), [("full.md", full_state), ("empty.md", empty_state), ("skills.md", skills_state)]
 )
 def test_render_matches_golden_file(name, make):
-    check_golden(name, render(make()))
+    check_golden(f"state/{name}", render(make()))
 
 
 def test_golden_full_parses_back_to_the_state_without_evidence():

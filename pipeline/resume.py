@@ -1,0 +1,124 @@
+"""Resume after compaction (DESIGN.md "Resume", steps 1–7).
+
+``plan(dir)`` does the read-only steps 1–4 and 6 and returns what to report; the CLI performs step 5
+(recover, preview, approval, write) and prints the step-7 report.  Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.state.marker import Marker, read_marker
+from pipeline.state.model import AgentState
+from pipeline.state.parse import parse
+from pipeline.state.store import pick_best
+
+_WORD = re.compile(r"[a-z][a-z0-9_\-/.]{3,}")
+_STOP = frozenset(
+    "this that with from have will what when then they them their there into about also only just more some "
+    "than very make made need needs should would could being been were does done after before using used".split()
+)
+
+
+@dataclass(slots=True)
+class ResumePlan:
+    """What ``resume`` found.  ``messages``: lines to print in order; ``state``/``state_path``: the chosen
+    state file when usable as is; ``recover_from``: the marker's transcript when a recovery is needed."""
+
+    messages: list[str] = field(default_factory=list)
+    marker: Marker | None = None
+    state: AgentState | None = None
+    state_path: Path | None = None
+    recover_from: str | None = None
+    stop: bool = False
+
+
+def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
+    """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).
+
+    Raises InputError (exit 2) when the marker or the chosen state file is malformed, naming the file.
+    """
+    result = ResumePlan()
+    marker = read_marker(directory)
+    if marker is None:
+        result.messages.append(f"No compaction marker found ({directory / '.last-compact'}); nothing to resume.")
+        result.stop = True
+        return result
+    result.marker = marker
+    if session_start and marker.time < session_start:
+        result.messages.append(
+            f"The compaction marker ({marker.time}) is older than this session's start ({session_start}); "
+            "continuing: the checkpoint is the handoff."
+        )
+    choice = pick_best(directory)
+    if choice is not None and choice.use_as_is:
+        result.state_path = choice.info.path
+        result.state = parse(choice.info.path.read_text(encoding="utf-8"), path=str(choice.info.path))
+        result.messages.append(f"Using {choice.info.kind} state file {choice.info.path.name} as is.")
+        return result
+    if not marker.transcript:
+        result.messages.append("Compaction occurred but no transcript path in marker; cannot recover.")
+        if choice is not None:
+            result.state_path = choice.info.path
+            result.state = parse(choice.info.path.read_text(encoding="utf-8"), path=str(choice.info.path))
+            result.messages.append(f"Falling back to the {choice.info.kind} state file {choice.info.path.name}.")
+        else:
+            result.stop = True
+        return result
+    result.recover_from = marker.transcript
+    why = f"only an auto checkpoint ({choice.info.path.name})" if choice is not None else "no state file"
+    result.messages.append(f"Found {why}; recovering from the transcript {marker.transcript}.")
+    return result
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def context_decisions(context_text: str) -> list[str]:
+    """The entry lines of the ``## Decisions`` section of a CONTEXT.md text (DESIGN.md "CONTEXT.md")."""
+    lines: list[str] = []
+    inside = False
+    for row in context_text.splitlines():
+        if row.startswith("## "):
+            inside = row[3:].strip() == "Decisions"
+            continue
+        if inside and row.startswith("- "):
+            lines.append(row)
+    return lines
+
+
+def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 8) -> list[str]:
+    """CONTEXT.md decision lines sharing words with the state's workflow, position and decisions.
+
+    Ranked by the number of shared words (ties keep file order); all of them (up to ``limit``) when the
+    state has no words to match on.
+    """
+    focus = " ".join(
+        [state.approved_workflow or "", state.position.current or "", *state.position.remaining]
+        + [d.what for d in state.decisions]
+    )
+    wanted = _words(focus)
+    if not wanted:
+        return decisions[:limit]
+    scored = [(len(wanted & _words(line)), n, line) for n, line in enumerate(decisions)]
+    ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))
+    return [line for _, _, line in ranked[:limit]]
+
+
+def report(state: AgentState, marker: Marker, context_lines: list[str] | None, context_path: str) -> str:
+    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions."""
+    pos = state.position
+    out = [f"Compaction: {marker.time}", f"Current: {pos.current or 'None'}", "Done:"]
+    out += [f"  - {item}" for item in pos.done] or ["  None"]
+    out.append("Remaining:")
+    out += [f"  - {item}" for item in pos.remaining] or ["  None"]
+    if context_lines is None:
+        out.append(f"CONTEXT.md: not found at {context_path}")
+    else:
+        picked = relevant_decisions(state, context_lines)
+        out.append(f"Relevant decisions from {context_path}:")
+        out += [f"  {line}" for line in picked] or ["  None"]
+    return "\n".join(out)

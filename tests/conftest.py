@@ -1,0 +1,28 @@
+"""Shared test helpers.
+
+Golden files live under ``tests/golden/`` as real files.  After a deliberate change rewrite them with
+``UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/...`` (the golden tests then skip, naming the files
+written) and review the diff like code.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def check_golden(relative: str, text: str) -> None:
+    """Compare ``text`` byte for byte with ``tests/golden/<relative>`` (or rewrite it under UPDATE_GOLDEN=1)."""
+    path = GOLDEN / relative
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+        pytest.skip(f"UPDATE_GOLDEN=1: rewrote {path}")
+    assert path.exists(), f"missing golden file {path}: run with UPDATE_GOLDEN=1 and review it"
+    assert text == path.read_text(encoding="utf-8")
