@@ -59,19 +59,9 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
     Results, Session Metadata; secrets are masked as [REDACTED].  Never fails (hooks call it): an
     unreadable, unknown-format or oversized input prints the header and a one-line reason, exit 0.
     """
-    from pipeline.stages import extract
+    from pipeline.stages.extract import extract_raw_text
 
-    try:
-        from pipeline.errors import DuckTapeError
-        from pipeline.transcripts import read_transcript
-        from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
-
-        limit = max_bytes or max_bytes_from_env(HOOK_MAX_BYTES)
-        text = extract.render(extract.run(read_transcript(transcript, max_bytes=limit)))
-    except DuckTapeError as exc:
-        text = extract.render_unavailable(str(exc))
-    except Exception as exc:  # hooks must never fail: report and exit 0
-        text = extract.render_unavailable(f"{transcript}: could not read ({type(exc).__name__}: {exc})")
+    text = extract_raw_text(transcript, max_bytes=max_bytes)
     click.echo(text, nl=False)
 
 

@@ -324,3 +324,44 @@ def test_help_is_complete(capsys):
         assert code == 0 and "Usage: duck-tape " + cmd in out
     code, out, _ = run(capsys, "--help")
     assert all(c in out for c in ("extract-raw", "recover", "resume"))
+
+
+# --- the fast lane for hook commands (pipeline.entry) ----------------------------------------------------
+
+
+def test_fast_lane_prints_exactly_what_the_click_command_prints(capsys, tmp_path):
+    from pipeline import entry
+
+    assert entry.main(["extract-raw", str(CC)]) == 0
+    fast, _ = capsys.readouterr()
+    assert main(["extract-raw", str(CC)]) == 0
+    slow, _ = capsys.readouterr()
+    assert fast == slow and fast.startswith("# Transcript Raw Material\n")
+    assert entry.main(["extract-raw", str(CC), "--max-bytes=1000"]) == 0
+    assert "over the cap of 1000 bytes" in capsys.readouterr()[0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["extract-raw", "--help"], ["extract-raw"], ["extract-raw", "a", "b"], ["extract-raw", "a", "--max-bytes", "x"],
+     ["extract-raw", "a", "--bogus"]],
+)
+def test_fast_lane_leaves_other_shapes_to_click(args, monkeypatch):
+    from pipeline import cli, entry
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda a: seen.append(a) or 7)
+    assert entry.main(args) == 7
+    assert seen == [args]
+
+
+def test_fast_lane_does_not_import_click_or_pydantic(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pipeline.entry import main; main(['extract-raw', sys.argv[1]]); "
+        "print('click' in sys.modules, 'pydantic' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(CC)], capture_output=True, text=True, check=True)
+    assert proc.stderr.strip().splitlines()[-1] == "False False"

@@ -41,12 +41,13 @@ DECISION_CUES = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])|\n+")
-_WS = re.compile(r"\s+")
 
 
 def one_line(text: str, limit: int = ITEM_CAP) -> str:
     """Collapse all whitespace (newlines included) to single spaces and cut at ``limit`` characters."""
-    line = _WS.sub(" ", text).strip()
+    if len(text) > 4 * limit:
+        text = text[: 4 * limit]  # no need to collapse what will be cut anyway
+    line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -65,6 +66,8 @@ class RawMaterial:
 
 
 def _decision_sentences(text: str) -> list[str]:
+    if not DECISION_CUES.search(text):
+        return []
     out = []
     for sentence in _SENTENCE_SPLIT.split(text):
         sentence = sentence.strip(" -*>#\t")
@@ -91,7 +94,7 @@ def run(transcript: Transcript) -> RawMaterial:
             raw.prompts.append((ts, one_line(event.text)))
             sources = [event.text]
         elif kind == "assistant_text":
-            raw.assistant.append((ts, one_line(event.text)))
+            raw.assistant.append((ts, event.text))  # collapsed below, only the last ten
             sources = [event.text]
         elif kind in CALL_KINDS:
             name = event.tool_name or "tool"
@@ -113,7 +116,7 @@ def run(transcript: Transcript) -> RawMaterial:
                 if key not in seen_decisions:
                     seen_decisions.add(key)
                     raw.decisions.append((ts, sentence))
-    raw.assistant = raw.assistant[-LAST_ASSISTANT:]
+    raw.assistant = [(ts, one_line(text)) for ts, text in raw.assistant[-LAST_ASSISTANT:]]
     meta = transcript.meta
     raw.start = meta.start_time or "unknown"
     raw.cwd = meta.cwd or "unknown"
@@ -151,3 +154,22 @@ def render(raw: RawMaterial, *, placeholder: str = "[REDACTED]") -> str:
 def render_unavailable(reason: str) -> str:
     """The header and a one-line reason: what ``extract-raw`` prints when it cannot read the input."""
     return f"{HEADER}\n\nUnavailable: {one_line(reason, 500)}\n"
+
+
+def extract_raw_text(path: str, *, max_bytes: int | None = None) -> str:
+    """What ``duck-tape extract-raw PATH`` prints: the rendered raw material, or the header and a one-line
+    reason when the input cannot be read.  Never raises (hooks call it).
+
+    ``max_bytes``: size cap in bytes; default ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``, else 5 MiB (hook default).
+    """
+    try:
+        from pipeline.errors import DuckTapeError
+        from pipeline.transcripts import read_transcript
+        from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
+
+        limit = max_bytes or max_bytes_from_env(HOOK_MAX_BYTES)
+        return render(run(read_transcript(path, max_bytes=limit)))
+    except DuckTapeError as exc:
+        return render_unavailable(str(exc))
+    except Exception as exc:  # hooks must never fail: report and exit 0
+        return render_unavailable(f"{path}: could not read ({type(exc).__name__}: {exc})")
