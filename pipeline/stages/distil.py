@@ -1,0 +1,42 @@
+"""Distil stage, rules engine: ``Transcript`` -> ``Distillate`` (DESIGN.md "Stages", engine **rules**).
+
+Deterministic, no network, no I/O.  Each section comes from its own module under ``pipeline.stages.rules``
+(module docstrings there state each rule and its source):
+
+* Approved Workflow — ``rules.workflow``  (first real prompt + redirections)
+* Position          — ``rules.position``  (latest todo list, last assistant messages, accomplished steps)
+* Decision Log      — ``rules.decisions`` (explicit, implicit, user approvals/rejections, dead ends)
+* Established Facts — ``rules.facts``     (constraints, sub-agent findings, root causes, quirks)
+* Re-derivation     — ``rules.rederive``  (transcript path, files, test/build commands)
+
+Every decision and fact carries ``Evidence`` whose quote is a verbatim substring of the cited event's text.
+Bounds (Done <= 15, facts <= 25, one-line fields) are applied here and again by ``weave``.
+"""
+
+from __future__ import annotations
+
+from pipeline.stages.models import Distillate
+from pipeline.stages.rules import decisions, facts, position, rederive, workflow
+from pipeline.stages.rules.scan import scan
+from pipeline.state.model import Position
+from pipeline.transcripts.model import Transcript
+
+RULES_SECTIONS = ("Approved Workflow", "Position", "Decision Log", "Established Facts", "Re-derivation")
+
+
+def run(transcript: Transcript) -> Distillate:
+    """Distil ``transcript`` with the rules engine.
+
+    Returns a ``Distillate`` whose ``engines`` maps each section it filled to ``"rules"``.  Pure: reads only
+    ``transcript``; raises nothing for odd input (an empty transcript gives empty sections).
+    """
+    s = scan(transcript)
+    current, done, remaining = position.build(s)
+    return Distillate(
+        approved_workflow=workflow.build(s),
+        position=Position(current=current, done=done, remaining=remaining),
+        decisions=decisions.build(s),
+        facts=facts.build(s),
+        rederivation=rederive.build(s),
+        engines={name: "rules" for name in RULES_SECTIONS},
+    )

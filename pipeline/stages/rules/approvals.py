@@ -1,0 +1,267 @@
+"""Decisions the user makes in a prompt: approving or rejecting the assistant's proposal, picking an option,
+and direct instructions ("no, don't use X, use Y", "not X, Y", "instead of X, use Y").
+
+Rules (DESIGN.md "Approval" and "Stages"; task brief):
+* approval = a reply that starts with an approval word (yes, ok, sounds good, go ahead, approved, lgtm, do it…)
+  right after an assistant message that proposed something ("I propose / I suggest / I recommend…",
+  "Shall I / Should I / Want me to / Would you like me to…?", a list of options).  The entry is
+  ``APPROVED: <the proposal> - user approved ("<reply>")``.  "continue", "next", "go on" or a bare letter or
+  number alone are not approval; "yes, but…" is not a plain approval (its instructions are read instead);
+* "option 2" / "let's do B" / "the second one" picks that item of the proposal's numbered or lettered list;
+* "no" / "nope" to a proposal rejects it, unless the reply names what to reject and what to use instead;
+* "don't use X" / "never use X" / "stop using X" -> REJECTED X (reason: the user's words); "use Y" in the same
+  breath, "use Y instead", "switch to Y", "go with Y" -> APPROVED Y (reason: the user's instruction).
+
+What a message proposes is read by ``proposals``.
+
+Evidence: for an approval or a "no" the cited event is the assistant's proposal (so the quote supports
+``what``) while the timestamp is the user's reply; for an instruction it is the user's own sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.stages.rules import clauses, phrases, proposals
+from pipeline.stages.rules.phrases import APPROVED, REJECTED
+from pipeline.stages.rules.scan import Scan
+from pipeline.stages.rules.text import clip, quote, sentence_spans, strip_markup
+
+WHAT_LIMIT = phrases.WHAT_LIMIT
+REPLY_QUOTE = 80  # characters of the user's reply quoted in an approval's reasoning
+WORDS_LIMIT = 170  # characters of the user's words quoted in an instruction's reasoning
+
+_CONTROL_ONLY = re.compile(
+    r"^\s*(?:continue|next|go\s+on|keep\s+going|carry\s+on|resume|more|and\??|[A-Za-z]|\d{1,2})\s*[.!]*\s*$", re.I
+)
+_APPROVAL_HEAD = re.compile(
+    r"^\s*(?:yes(?:\s+please)?|yep|yeah|yup|sure|ok(?:ay)?|k|alright|all\s+right|sounds\s+(?:good|great|fine|perfect)|"
+    r"looks\s+(?:good|great|fine)|lgtm|go\s+ahead|go\s+for\s+it|approved?|do\s+it|do\s+that|please\s+do|"
+    r"let'?s\s+do\s+(?:it|that|this)|let'?s\s+go|perfect|great|agreed|agree|makes\s+sense|ship\s+it|proceed|"
+    r"please\s+proceed|confirm(?:ed)?|that\s+works|works\s+for\s+me|correct|exactly|absolutely|definitely|"
+    r"fine|good|👍|✅)(?![\w'’])[\s,.!:;-]*",
+    re.I,
+)
+_QUALIFIER = re.compile(r"^(?:but|though|however|except|although|wait|hold\s+on|actually)\b", re.I)
+_CONTRA = re.compile(r"\b(?:but|instead|don't|do\s+not|not|no|rather|however|wait|hold\s+on|actually|except)\b", re.I)
+_REJECT_HEAD = re.compile(r"^\s*(?:no|nope|nah|not\s+really|no\s+thanks)(?![\w'’])[\s,.!:;-]*", re.I)
+
+_LABEL_ONLY = re.compile(r"^(?:(?:option|approach|choice|alternative|variant|number|#)\s*)?#?\s*(?:[0-9]+|[A-Za-z])$", re.I)
+
+_DONT = re.compile(
+    r"\b(?:don't|dont|do\s+not|never|stop|let's\s+not|lets\s+not|we\s+shouldn't|you\s+shouldn't|shouldn't|please\s+don't|"
+    r"no\s+need\s+to)\s+(?:ever\s+|just\s+|simply\s+)?(?P<verb>use|using|add|adding|go\s+with|pick|choose|switch\s+to|"
+    r"introduce|rely\s+on|install|pull\s+in|bring\s+in|store|mock|hardcode|hard-code|depend\s+on|bump|increase|raise|"
+    r"disable|skip|silence|suppress|ignore|swallow|monkeypatch|monkey-patch|work\s+around|downgrade|upgrade|pin|vendor|"
+    r"rewrite)\s+"
+    r"(?P<x>.+)",
+    re.I,
+)
+_KEEP_OBJECT = frozenset(
+    {"use", "using", "go with", "pick", "choose", "switch to", "rely on", "depend on", "add", "adding", "install",
+     "introduce", "pull in", "bring in"}
+)
+_USE_Y = re.compile(
+    r"(?:^|[,.;:]\s*|\b(?:just|instead|rather|but|and|please|then|so)\s+)(?P<verb>use|go\s+with|switch\s+to|stick\s+with|"
+    r"keep|try|pick|choose|move\s+to)\s+(?P<y>.+)",
+    re.I,
+)
+_NO_X = re.compile(
+    r"^(?:not\s+)?(?P<x>[^,.;]{2,60}?)\s*[,.;]\s*(?:please\s+|just\s+)?(?:use|go\s+with|switch\s+to|try)\s+(?P<y>.+)", re.I
+)
+_NOT_XY = re.compile(r"^(?:no[,.!]?\s+)?not\s+(?P<x>[^,;]{1,80}?)\s*[,;]\s*(?:but\s+|use\s+|rather\s+)?(?P<y>[^,;.]{1,120})", re.I)
+_INSTEAD_OF = re.compile(
+    r"\binstead\s+of\s+(?P<x>[^,;]{1,80}?)\s*,\s*(?:please\s+|let's\s+|we\s+should\s+|just\s+)?(?:use|go\s+with|switch\s+to|"
+    r"try|pick)\s+(?P<y>.+)",
+    re.I,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+|let's\s+|ok(?:ay)?,?\s+|so\s+)?(?:switch|move|migrate)\s+(?:over\s+)?to\s+(?P<y>.+)|"
+    r"^(?:please\s+|let's\s+|ok(?:ay)?,?\s+|so\s+)?(?:go|stick)\s+with\s+(?P<y2>.+)",
+    re.I,
+)
+_NO_NOUN = re.compile(r"^(?P<x>[\w.`/+#-]+(?:\s+[\w.`/+#-]+){0,3})\s*[.!]*$")
+_POLITE = re.compile(r"\s+(?:please|pls|thanks|thank\s+you)\s*[.!]*$", re.I)
+_NOT_NOUNS = frozenset("thanks thank worries problem way idea need need. rush".split())
+_LEAVE = re.compile(
+    r"\bleave\s+(?P<x>.{2,80}?)\s+(?:as\s+is|as\s+it\s+is|alone|untouched|unchanged|for\s+now|for\s+later|out\s+of\s+(?:it|this))\b"
+    r"|^(?P<x2>.{2,80}?)\s+(?:is|are)\s+out\s+of\s+scope\b|\b(?:skip|drop|forget(?:\s+about)?)\s+(?P<x3>the\s+.{2,60}?)"
+    r"\s*(?:for\s+now|[,.;]|$)",
+    re.I,
+)
+_INSTEAD_TAIL = re.compile(r"\binstead\b\s*[.!]*$|\binstead\s*,", re.I)
+_USER_CUE = re.compile(
+    r"don't|dont|do\s+not|never|stop|instead|leave|scope|skip|drop|forget|\bnot\b|\bno\b|\buse\b|switch|go\s+with|stick|let'?s|shouldn't|no\s+need|"
+    r"going\s+with|decid|settled|chose|rather",
+    re.I,
+)
+
+
+@dataclass(slots=True)
+class Found:
+    """A user-side decision: cited event and span, the event whose time it takes, and the rule that made it."""
+
+    status: str
+    what: str
+    reasoning: str
+    ev: int
+    start: int
+    end: int
+    at: int
+    order: int
+    origin: str
+
+
+def _reply(text: str) -> str:
+    return clip(text.strip(), REPLY_QUOTE)
+
+
+def _tidy(text: str) -> str:
+    return clauses.clean(clauses.split_tail(text, over=False)[0])
+
+
+def found_in_prompt(s: Scan, i: int) -> list[Found]:
+    """Decisions the user's prompt at event ``i`` makes (see module rules)."""
+    ev = s.events[i]
+    base = len(ev.text) - len(ev.text.lstrip())
+    text = ev.text[base:].rstrip()
+    if not text or _CONTROL_ONLY.match(text):
+        return []
+    prev = s.prev_assistant(i)
+    prev_text = s.events[prev].text if prev is not None else ""
+    out: list[Found] = []
+    reply = _reply(text)
+
+    label = proposals.pick_label(text) if prev is not None else None
+    if label is not None:
+        resolved = proposals.resolve_option(prev_text, label)
+        if resolved is None:
+            m = re.search(rf"(?im)^.*\boption\s*#?\s*{re.escape(label)}\b.*$", prev_text)
+            if m:
+                resolved = (clip(strip_markup(m.group(0)), WHAT_LIMIT), m.start(), m.end())
+        if resolved is not None:
+            what, a, b = resolved
+            out.append(Found(APPROVED, what, f'user chose option {label} ("{reply}")', prev, a, b, i, 0, "user-approval"))
+            extra = _instructions(s, i, text, offset=base, skip_head=True)
+            return out + [f for f in extra if not _LABEL_ONLY.match(f.what)]
+
+    head = _APPROVAL_HEAD.match(text)
+    if head and prev is not None:
+        rest = text[head.end():]
+        qualified = bool(_QUALIFIER.match(rest))
+        plain = not qualified and not text.rstrip().endswith("?") and (
+            len(rest.split()) <= 6 or not _CONTRA.search(rest)
+        )
+        if plain:
+            prop = proposals.proposal_in(prev_text)
+            if prop is not None:
+                what, a, b = prop
+                out.append(Found(APPROVED, what, f'user approved ("{reply}")', prev, a, b, i, 0, "user-approval"))
+        return out + _instructions(s, i, rest, offset=base + head.end())
+
+    no = _REJECT_HEAD.match(text)
+    if no:
+        rest = text[no.end():]
+        bare = not re.search(r"[,.!:;-]", text[: no.end()])
+        found = _instructions(
+            s, i, rest, offset=base + no.end(), after_no=True, bare_no=bare, prev_low=prev_text.lower()
+        )
+        if not any(f.status == REJECTED for f in found) and prev is not None:
+            prop = proposals.proposal_in(prev_text)
+            if prop is not None:
+                what, a, b = prop
+                found.insert(0, Found(REJECTED, what, f'user said "{reply}"', prev, a, b, i, 0, "user-rejection"))
+        return found
+    return _instructions(s, i, text, offset=base)
+
+
+def _instructions(
+    s: Scan, i: int, text: str, *, offset: int = 0, after_no: bool = False, skip_head: bool = False,
+    bare_no: bool = False, prev_low: str = "",
+) -> list[Found]:
+    """Rejections and choices stated in the user's words (sentence by sentence).
+
+    ``after_no``: ``text`` follows a "no"; ``bare_no``: it followed "no" without punctuation ("no pandas"),
+    which rejects the named thing when ``prev_low`` (the previous assistant message, lower case) mentions it.
+    """
+    if not text or not (_USER_CUE.search(text) or bare_no):
+        return []
+    out: list[Found] = []
+    spans = sentence_spans(text)
+    for k, (a, b) in enumerate(spans):
+        sent = text[a:b].replace("’", "'")
+        qa, qb = offset + a, offset + b
+        words = clip(_to_line_end(s.events[i].text, offset + a if k else 0), WORDS_LIMIT)
+        if sent.rstrip().endswith("?"):
+            continue
+        got: list[tuple[str, str]] = []
+        m = _NOT_XY.match(sent)
+        if m:
+            got += [(REJECTED, _tidy(m.group("x"))), (APPROVED, _tidy(m.group("y")))]
+        if not got:
+            m = _INSTEAD_OF.search(sent)
+            if m:
+                got += [(APPROVED, _tidy(m.group("y"))), (REJECTED, _tidy(m.group("x")))]
+        if not got:
+            m = _DONT.search(sent)
+            if m:
+                verb = " ".join(m.group("verb").lower().split())
+                x_raw = clauses.split_tail(m.group("x"), over=False)[0]
+                x = clauses.clean(x_raw)
+                got.append((REJECTED, x if verb in _KEEP_OBJECT else f"{verb} {x}"))
+                after = sent[m.start("x") + len(x_raw):]
+                u = _USE_Y.search(after)
+                if u:
+                    got.append((APPROVED, _tidy(u.group("y"))))
+        if not got and after_no and k == 0:
+            m = _NO_X.match(sent)
+            n = _NO_NOUN.match(_POLITE.sub("", sent)) if bare_no else None
+            noun = n.group("x").rstrip(".!").lower() if n else ""
+            if m:
+                got += [(REJECTED, _tidy(m.group("x"))), (APPROVED, _tidy(m.group("y")))]
+            elif noun and noun not in _NOT_NOUNS and noun in prev_low:
+                got.append((REJECTED, _tidy(n.group("x"))))  # "no pandas." after a message naming pandas
+            else:
+                u = _USE_Y.search(sent)
+                if u:
+                    got.append((APPROVED, _tidy(u.group("y"))))
+        if not got:
+            m = _LEAVE.search(sent)
+            if m:
+                x = _tidy(m.group("x") or m.group("x2") or m.group("x3"))
+                if x and not re.match(r"^(?:it|this|that|them)$", x, re.I):
+                    got.append((REJECTED, f"changing {x}" if m.group("x") else x))
+        if not got:
+            u = _USE_Y.search(sent)
+            if u and _INSTEAD_TAIL.search(sent):
+                got.append((APPROVED, _tidy(re.sub(r"\s+instead\b.*$", "", u.group("y"), flags=re.I))))
+        if not got and not skip_head:
+            m = _IMPERATIVE.match(sent)
+            if m:
+                got.append((APPROVED, _tidy(m.group("y") or m.group("y2"))))
+        for status, what in got:
+            if not what or len(what.split()) > 25:
+                continue
+            why = f'user said "{words}"' if status == REJECTED else f'user\'s instruction ("{words}")'
+            out.append(Found(status, clip(what, WHAT_LIMIT), why, i, qa, qb, i, qa + len(out), "user"))
+        if not got:
+            for h in phrases.analyze(text, spans, k, "user"):
+                if h.pronoun:
+                    continue
+                why = h.reasoning or f'user\'s instruction ("{words}")'
+                out.append(Found(h.status, h.what, why, i, offset + h.start, offset + h.end, i, offset + h.focus, "user"))
+    return out
+
+
+def _to_line_end(text: str, start: int) -> str:
+    """``text`` from ``start`` (left-trimmed) to the end of that line."""
+    while start < len(text) and text[start].isspace():
+        start += 1
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def quote_of(s: Scan, f: Found) -> str:
+    """The verbatim evidence quote of ``f`` (at most 300 characters of the cited event)."""
+    return quote(s.events[f.ev].text, f.start, f.end, focus=f.order if f.ev == f.at else None)

@@ -1,0 +1,305 @@
+"""The Decision Log of the rules engine (DESIGN.md "Agent State file": Decision Log, append-only).
+
+Sources, and only these:
+* main-thread ``assistant_text``: explicit markers and implicit phrasings (``phrases``), origins ``explicit``,
+  ``implicit`` and ``dead-end``; a message repeated verbatim (replayed history) is read once;
+* ``user_prompt``: explicit markers, approvals/rejections of the assistant's proposal, instructions
+  (``approvals``), origins ``user-approval``, ``user-rejection``, ``user``;
+* a tool call the user declined (the harness's denial message as the result): REJECTED "<tool> <target>", in
+  the words of the prompt that follows it, origin ``user-rejection``;
+* ``compaction`` summaries, origin ``compaction-summary``: a summary is a model's paraphrase of the history
+  before it, so it is used only when that history is not in the transcript (at most
+  ``SUMMARY_HISTORY_LIMIT`` assistant messages before it, e.g. a session continued in a new file), and then
+  only for decisions no other event carries (same or overlapping words, either status).
+Never from ``reasoning``, ``tool_call``/``tool_result`` text, sub-agent events or sub-agent chatter.
+
+A dead end stated with a pronoun ("That didn't work because…") is pinned to the last failed tool call before
+it (its command), else dropped.  "Going with option 2" names the option's text when a message lists it.
+
+Merge rule (dedupe and reversals): entries are ordered by the time of the event that made them.  Two entries
+are *about the same thing* when their normalized ``what`` is equal; with the same status also when their
+content words are near-identical; with opposite statuses also when they overlap strongly or one's content
+words are a subset of the other's.  An entry whose subject already stands with the same status is a duplicate
+and is dropped (a replayed history, the same sentence in two messages).  An entry with the opposite status is
+kept (the log stays append-only and chronological) and, when it rejects something approved earlier, the
+earlier approvals get "(later rejected)" appended to their reasoning, so the final state wins and no earlier
+approval reads as still standing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.stages.rules import approvals, clauses, phrases, proposals, tools
+from pipeline.stages.rules.phrases import APPROVED, REJECTED
+from pipeline.stages.rules.scan import Scan
+from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
+from pipeline.state.model import Decision, Evidence
+
+REASON_LIMIT = phrases.REASON_LIMIT
+LATER_REJECTED = " (later rejected)"
+PRONOUN_LOOKBACK = 15  # events
+SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
+_OPTION_NAME = re.compile(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
+_DENIED = re.compile(
+    r"user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|user\s+(?:rejected|denied|declined)|denied[-\s]interactively|"
+    r"rejected\s+by\s+(?:the\s+)?user|permission\s+denied\s+by\s+(?:the\s+)?user",
+    re.IGNORECASE,
+)
+_SUMMARY_USER = re.compile(
+    r"\b(?:the\s+)?user\s+(?:explicitly\s+|then\s+|later\s+|also\s+)?(?P<v>approved|agreed\s+to|accepted|chose|"
+    r"picked|selected|confirmed|opted\s+for|preferred|rejected|declined|vetoed|refused|said\s+no\s+to|"
+    r"(?:did\s+not|didn't|does\s+not|doesn't)\s+want|asked\s+(?:me\s+)?not\s+to\s+use|told\s+me\s+not\s+to\s+use|"
+    r"asked\s+(?:me\s+)?to\s+use|wants?\s+to\s+use|wanted\s+to\s+use)\s+(?P<x>[^.\n]+)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class Cand:
+    """A decision before merging: status, text, cited event ``ev`` and its quote, the event ``at`` whose time it
+    takes, an ordering offset, and the rule that produced it."""
+
+    status: str
+    what: str
+    reasoning: str
+    ev: int
+    quote: str
+    at: int
+    order: int
+    origin: str
+
+
+def _default_reason(origin: str, status: str) -> str:
+    if origin == "user":
+        return "stated by the user"
+    if origin == "compaction-summary":
+        return "stated in the compaction summary"
+    if status == REJECTED:
+        return "ruled out by the assistant"
+    return "stated by the assistant"
+
+
+def _from_hits(s: Scan, i: int, origin: str) -> list[Cand]:
+    text = s.events[i].text
+    out: list[Cand] = []
+    for h in phrases.hits_in(text, origin):
+        what = h.what
+        if h.pronoun:
+            what = _resolve_pronoun(s, i)
+            if not what:
+                continue
+        ref = _OPTION_NAME.match(what)
+        if ref:
+            what = _resolve_option_name(s, i, what, ref.group(1).lower())
+        org = h.origin if origin != "compaction-summary" else origin
+        q = quote(text, h.start, h.end, focus=h.focus)
+        out.append(Cand(h.status, what, h.reasoning or _default_reason(origin, h.status), i, q, i, h.focus, org))
+    return out
+
+
+def _resolve_option_name(s: Scan, i: int, what: str, label: str) -> str:
+    """"option 2" -> "option 2: <its text>" from the options listed in this message or the last 3 assistant
+    messages before it; unchanged when none lists it."""
+    tried = 0
+    j: int | None = i
+    while j is not None and tried < 4:
+        if s.events[j].kind in ("assistant_text", "compaction"):
+            for lab, body, _, _ in proposals.options_in(s.events[j].text):
+                if lab == label and norm_key(body) != norm_key(what):
+                    return clip(f"{what}: {body}", phrases.WHAT_LIMIT)
+        tried += 1
+        j = s.prev_assistant(j, stop_at_user=False)
+    return what
+
+
+def _rejected_tool_calls(s: Scan) -> list[Cand]:
+    """A tool call the user declined (harness denial message): REJECTED "<tool> <target>", in the user's words
+    when a prompt follows right after."""
+    out: list[Cand] = []
+    for j in s.results:
+        ev = s.events[j]
+        if not ev.is_error or not _DENIED.search(ev.text[:300]):
+            continue
+        call = s.call_of.get(j)
+        if call is None:
+            continue
+        cev = s.events[call]
+        cmd = tools.command_of(cev)
+        target = (cev.target or "").strip()
+        what = f"running `{cmd}`" if cmd else f"{(cev.tool_name or 'tool').lower()} {target}".strip()
+        nxt = next((k for k in range(j + 1, min(j + 5, len(s.events))) if s.events[k].kind == "user_prompt"), None)
+        if nxt is not None and s.events[nxt].text.strip():
+            text = s.events[nxt].text
+            a = len(text) - len(text.lstrip())
+            q = quote(text, a, len(text.rstrip()))
+            why = f'user declined the tool call: "{clip(text, 150)}"'
+            out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), why, nxt, q, nxt, -1, "user-rejection"))
+        else:
+            q = quote(ev.text, 0, len(ev.text))
+            out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), "user declined the tool call", j, q, j, 0, "user-rejection"))
+    return out
+
+
+def _resolve_pronoun(s: Scan, i: int) -> str | None:
+    """The command (or tool and target) of the last failed tool call shortly before event ``i``."""
+    lo = max(0, i - PRONOUN_LOOKBACK)
+    for j in range(i - 1, lo - 1, -1):
+        ev = s.events[j]
+        if ev.kind == "user_prompt":
+            return None
+        if ev.kind == "tool_result" and tools.failed(ev):
+            call = s.call_of.get(j)
+            if call is None:
+                continue
+            cev = s.events[call]
+            cmd = tools.command_of(cev)
+            if cmd:
+                return clip(f"`{cmd}`", phrases.WHAT_LIMIT)
+            target = (cev.target or "").strip()
+            if cev.tool_name and target:
+                return clip(f"{cev.tool_name} on {target}", phrases.WHAT_LIMIT)
+    return None
+
+
+def _summary_usable(s: Scan, i: int) -> bool:
+    """A compaction summary that follows recorded history only paraphrases it: its decisions are used only when
+    at most ``SUMMARY_HISTORY_LIMIT`` main-thread assistant messages precede it (the history it summarises is
+    not in this transcript, e.g. a session continued in a new file)."""
+    before = 0
+    for j in s.assistants:
+        if j >= i:
+            break
+        before += 1
+        if before > SUMMARY_HISTORY_LIMIT:
+            return False
+    return True
+
+
+def collect(s: Scan) -> list[Cand]:
+    """All decision candidates of the transcript, unmerged, in event order."""
+    out: list[Cand] = []
+    out.extend(_rejected_tool_calls(s))
+    kinds = sorted(
+        [(i, "a") for i in s.assistants] + [(i, "u") for i in s.users] + [(i, "c") for i in s.compactions]
+    )
+    seen_texts: set[str] = set()
+    for i, k in kinds:
+        if k == "a":
+            text = s.events[i].text
+            if text in seen_texts:  # a replayed message: its decisions are already in, and must not re-approve
+                continue
+            seen_texts.add(text)
+            out.extend(_from_hits(s, i, "implicit"))
+        elif k == "c":
+            if _summary_usable(s, i):
+                out.extend(_from_hits(s, i, "compaction-summary"))
+                out.extend(_summary_user(s, i))
+        else:
+            text = s.events[i].text
+            for h in phrases.explicit_hits(text, "explicit"):
+                q = quote(text, h.start, h.end, focus=h.focus)
+                out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
+            for f in approvals.found_in_prompt(s, i):
+                out.append(Cand(f.status, f.what, f.reasoning, f.ev, approvals.quote_of(s, f), f.at, f.order, f.origin))
+    return out
+
+
+def _summary_user(s: Scan, i: int) -> list[Cand]:
+    """"The user approved / rejected / chose X" sentences of a compaction summary."""
+    text = s.events[i].text
+    out: list[Cand] = []
+    for m in _SUMMARY_USER.finditer(text):
+        verb = m.group("v").lower()
+        neg = any(w in verb for w in ("reject", "declin", "veto", "refus", "said no", "not", "n't"))
+        x, _, reason = clauses.split_tail(m.group("x"), over=True)
+        what = clauses.clean(x)
+        if not what or len(what.split()) > 25:
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        q = quote(text, line_start, line_end, focus=m.start())
+        why = clauses.reason_text(reason) if reason else None
+        out.append(
+            Cand(REJECTED if neg else APPROVED, clip(what, phrases.WHAT_LIMIT), why or f"user {verb} it (per the compaction summary)",
+                 i, q, i, m.start(), "compaction-summary")
+        )
+    return out
+
+
+@dataclass(slots=True)
+class _Group:
+    key: str
+    toks: frozenset[str]
+    status: str
+    members: list[int]
+
+
+def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool) -> bool:
+    """Same thing: equal keys; for the same status a near-identical wording (Jaccard >= 0.8, or a 3+ word
+    phrase covered to 90 %); for opposite statuses a looser overlap or one word set inside the other."""
+    if key == g.key:
+        return True
+    if not opposite:
+        return similar(toks, g.toks, jaccard=0.8, contain=0.9) and min(len(toks), len(g.toks)) >= 3 or (
+            bool(toks) and toks == g.toks
+        )
+    if similar(toks, g.toks, jaccard=0.6, contain=0.8):
+        return True
+    return bool(toks) and bool(g.toks) and (toks <= g.toks or g.toks <= toks)
+
+
+def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
+    """Dedupe and order candidates by the module's merge rule; returns the kept ones, chronological."""
+    cands = sorted(cands, key=lambda c: (c.at, c.order))
+    originals = [(norm_key(c.what), tokens(c.what)) for c in cands if c.origin != "compaction-summary"]
+    kept: list[Cand] = []
+    groups: list[_Group] = []
+    for c in cands:
+        key = norm_key(c.what)
+        if not key:
+            continue
+        toks = tokens(c.what) or frozenset(key.split())
+        if c.origin == "compaction-summary" and any(
+            key == k or similar(toks, t, jaccard=0.5, contain=0.6) or (toks and t and (toks <= t or t <= toks))
+            for k, t in originals
+        ):
+            continue
+        group = next((g for g in reversed(groups) if _same_subject(key, toks, g, opposite=False)), None)
+        if group is None:
+            group = next((g for g in reversed(groups) if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
+        if group is not None and group.status == c.status:
+            continue
+        kept.append(c)
+        if group is None:
+            groups.append(_Group(key, toks, c.status, [len(kept) - 1]))
+            continue
+        if c.status == REJECTED:
+            for idx in group.members:
+                prev = kept[idx]
+                if prev.status == APPROVED and not prev.reasoning.endswith(LATER_REJECTED):
+                    prev.reasoning = clip(prev.reasoning, REASON_LIMIT - len(LATER_REJECTED)) + LATER_REJECTED
+        group.status = c.status
+        group.members.append(len(kept) - 1)
+    return kept
+
+
+def build(s: Scan) -> list[Decision]:
+    """The Decision Log entries (chronological) with evidence, timestamps and origins."""
+    out: list[Decision] = []
+    for c in merge(s, collect(s)):
+        if not c.quote:
+            continue
+        out.append(
+            Decision(
+                timestamp=s.ts(c.at),
+                status=c.status,
+                what=c.what,
+                reasoning=clip(c.reasoning, REASON_LIMIT),
+                evidence=Evidence(event_index=c.ev, quote=c.quote),
+                origin=c.origin,
+            )
+        )
+    return out

@@ -1,0 +1,289 @@
+"""Established Facts: what was found out during the session, one verbatim sentence per fact (DESIGN.md "Agent
+State file": "one fact per line, verbatim"; "Stages": constraints the user stated, sub-agent results).
+
+Kinds and sources:
+* ``constraint`` — a user prompt sentence with never / always / must / must not / don't / do not / only /
+  avoid / at most…, or one that starts with "make sure / ensure / keep / stick to / preserve / leave", quoted as
+  the user wrote it;
+* ``subagent`` — the key finding sentences (at most ``SUBAGENT_PICK`` each) of a ``subagent_result``, scored
+  by finding cues (found, root cause, defined in, missing, requires…) and concrete detail (paths, code, numbers);
+* ``root_cause`` — assistant sentences "the root cause is…", "the issue is that…", "turns out…", "caused
+  by…", and "the problem was… / …failed because X was…" when they name a failure;
+* ``quirk`` — environment facts found by trial and error ("X only works with Y", "needs --flag", "port is
+  6380 not 6379", "must be run from…"), and the sentence of the assistant's message right after a failed tool
+  call that explains what is needed;
+* ``fact`` — "confirmed that…", "found that…", "Note: …".
+Compaction summaries only fill space left over, and only with facts no other event states.  A main-thread
+message repeated verbatim is read once.  Never from tool output, reasoning or sub-agent chatter.
+
+Bounds: at most ``MAX_FACTS``; kinds ordered constraints, sub-agent, root causes, quirks, others, each kind
+chronological.  When a kind has more than its quota, its earliest half and latest half are kept; free slots are
+then filled in kind order.  Duplicates (same normalized text, or content words overlapping >= 70 %, or the
+smaller set covered >= 85 %) are dropped, the first occurrence kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.stages.rules import tools
+from pipeline.stages.rules.scan import Scan
+from pipeline.stages.rules.text import clip, local_spans, norm_key, quote, similar, span_index_at, strip_markup, tokens
+from pipeline.state.model import Evidence, Fact
+
+MAX_FACTS = 25
+FACT_LIMIT = 300  # characters
+SUBAGENT_PICK = 3
+KIND_ORDER = ("constraint", "subagent", "root_cause", "quirk", "fact")
+QUOTA = {"constraint": 8, "subagent": 6, "root_cause": 5, "quirk": 5, "fact": 3}
+
+_CONSTRAINT = re.compile(
+    r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
+    r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within))\b"
+    r"|^(?:(?:please|and|also|but|just)\s+)*(?:make\s+sure|ensure|keep|stick\s+to|stay\s+(?:in|on|within|away)|preserve|"
+    r"leave)\b",
+    re.I,
+)
+_NOT_CONSTRAINT = re.compile(
+    r"\b(?:(?:I|we)\s+(?:don't|do\s+not)\s+(?:know|think|understand|see|get|have|remember|care|mind|need\s+to\s+know)|"
+    r"if\s+only|not\s+only|only\s+(?:if\s+you|just)|why\s+(?:don't|do)|don't\s+(?:know|think))\b",
+    re.I,
+)
+_ROOT = re.compile(
+    r"\broot\s+cause(?:\s*:|\s+(?:is|was|here)\b|\s+of\b.{0,80}?\b(?:is|was)\b)|\bthe\s+(?:real\s+|actual\s+|underlying\s+)?(?:problem|issue|bug|culprit|cause)\s+(?:is|was|here\s+is|turned\s+out)\b|"
+    r"\bturns?\s+out\b|\bturned\s+out\b|\bcaused\s+by\b|\bthe\s+reason\s+(?:is|was)\b|\bthat'?s\s+why\b|\bwhich\s+(?:is|was)\s+why\b|"
+    r"\bbecause\s+(?:the\s+)?\S+(?:\s+\S+){0,5}\s+(?:was|were|wasn't|weren't|is\s+not|isn't|had|hadn't|did\s+not|didn't|"
+    r"never|doesn't|does\s+not)\b",
+    re.I,
+)
+_FAILURE_WORD = re.compile(
+    r"\b(?:fail\w*|error\w*|broke\w*|broken|crash\w*|bug\w*|wrong|missing|timeout|timed\s+out|flak\w+|exception|refused|"
+    r"hang\w*|leak\w*|race|deadlock\w*|50\d|40\d|undefined|null|none)\b",
+    re.I,
+)
+_ROOT_NEEDS_FAILURE = re.compile(
+    r"^(?!.*\b(?:root\s+cause|culprit|turns?\s+out|turned\s+out|caused\s+by|(?:problem|issue|bug)\s+(?:is|was)\s+that)\b)", re.I
+)
+_QUIRK = re.compile(
+    r"\bonly\s+works\s+(?:with|when|if|from|on|in|under)\b|\bworks\s+only\b|\b(?:needs?|requires?|required)\s+(?:the\s+)?`?--?[\w-]+|"
+    r"\bmust\s+be\s+(?:run|started|called|executed|invoked|set)\b|\b(?:has|have|needs?)\s+to\s+be\s+(?:run|started|set|executed)\b|"
+    r"\bport\s+(?:is|was)\s+`?\d+|\bis\s+`?[\w.:/-]+`?,?\s+not\s+`?[\w.:/-]+|\binstead\s+of\s+the\s+default\b|\bnot\s+the\s+default\b|"
+    r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+support\b|\b(?:isn't|is\s+not|not)\s+installed\b|"
+    r"\brequires?\s+(?:python|node|java|go|ruby|version|an?\s+env\w*|the\s+env\w*|env\w*|root|sudo|docker)\b|"
+    r"\bonly\s+(?:available|supported|exists?)\b|\b(?:env(?:ironment)?\s+var(?:iable)?s?)\b.*\b(?:must|needs?|has\s+to|required)\b|"
+    r"\bexpects?\s+(?:a|an|the)?\s*\S+\s+(?:not|instead)\b|\bdefaults?\s+to\b|\b\S*\d\S*,?\s+not\s+\S*\d",
+    re.I,
+)
+_FIX_CUE = re.compile(
+    r"\b(?:needs?\s+(?:to\s+be|the|a|an|--|`)|must\s+be|requires?|required|should\s+be|has\s+to\s+be|the\s+fix\s+is|"
+    r"missing|not\s+installed|not\s+found|wasn't|isn't|doesn't\s+(?:exist|support|accept|work|have)|can't|cannot|expects?|"
+    r"only\s+(?:works|accepts|supports|exists)|because|since|the\s+(?:error|issue|problem)\s+(?:is|was))\b",
+    re.I,
+)
+_SELF_TALK = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|good|now|so|alright|perfect|hmm)[,!.]?\s+)?(?:let\s+me|let's|I'll|I\s+will|I\s+need\s+to|I'm\s+going|"
+    r"I\s+am\s+going|now\b|next\b|first\b|then\b|I\s+should|we\s+need\s+to|time\s+to|let\s+us)",
+    re.I,
+)
+_OTHER = re.compile(
+    r"\b(?:confirmed|verified)\s+that\b|\b(?:found|noticed|discovered|realized|learned)\s+that\b|^(?:note|important|fyi|heads\s+up)\s*:",
+    re.I,
+)
+_HYPO = re.compile(r"^(?:if|whether|maybe|perhaps|possibly|unless)\b|\b(?:might|could)\s+be\b", re.I)
+_SUB_CUE = re.compile(
+    r"\b(?:found|root\s+cause|caused\s+by|the\s+(?:issue|problem|bug)|responsible|defined\s+in|declared\s+in|located|lives\s+in|"
+    r"is\s+(?:set|configured|implemented|handled)|handles?|reads?|writes?|calls?|uses?|depends?\s+on|missing|not\s+found|"
+    r"no\s+\w+\s+(?:found|exists?)|only|must|requires?|because|returns?|throws?|raises?|expects?|hard-?coded|default|port|"
+    r"version|deprecated|broken|fails?|there\s+(?:is|are)\s+(?:no|\d+))\b",
+    re.I,
+)
+_SUB_DETAIL = re.compile(r"`[^`]+`|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|tsx|go|rs|rb|java|json|toml|ya?ml|md|sh|sql|cfg|ini)\b|:\d+\b")
+_SUB_HEAD = re.compile(
+    r"^(?:key\s+findings?|findings?|conclusion|summary|tl;?dr|answer|result|bottom\s+line|root\s+cause|in\s+short)\s*:", re.I
+)
+_DIGIT = re.compile(r"\d")
+_SUB_SKIP = re.compile(
+    r"^(?:I'll|I\s+will|let\s+me|I\s+have|I've|here\s+is|here's|now\b|based\s+on|in\s+summary|overall|agentId|"
+    r"done\b|task\s+completed|<\/?task_result>|the\s+following|below\s+is)",
+    re.I,
+)
+#: Literal cues of the root-cause / quirk / other rules, lower case, grouped by first letter for speed: only the
+#: sentences holding one are checked against those rules.
+_CUE = re.compile(
+    r"\b(?:b(?:ecause|ug)|c(?:aus|onfirmed|ulprit)|d(?:efault|iscovered|oesn't\s+support|o\s+not\s+support)|"
+    r"e(?:xpect|nv(?:ironment)?\s+var)|f(?:yi|ound\s+that)|h(?:eads\s+up|as\s+to\s+be|ave\s+to\s+be)|"
+    r"i(?:ssue|nstalled|mportant)|l(?:earned)|m(?:ust\s+be)|n(?:eed|ot\s+the\s+default|ote\s*:|oticed|ot\s+installed)|"
+    r"o(?:nly)|p(?:roblem|ort\s)|r(?:oot\s+cause|eason|equir|ealized)|s(?:upport)|t(?:urn(?:s|ed)?\s+out)|"
+    r"v(?:erified)|w(?:hy|orks\s+only))"
+)
+_CUE_ANYCASE = re.compile(_CUE.pattern, re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class _Cand:
+    kind: str
+    text: str
+    ev: int
+    start: int
+    end: int
+    key: str
+    toks: frozenset[str]
+
+
+def _sentences(s: Scan, i: int):
+    """``(start, end, clean sentence)`` for each sentence of event ``i``'s text."""
+    text = s.events[i].text
+    for a, b in s.spans(i):
+        yield a, b, strip_markup(text[a:b].replace("’", "'"))
+
+
+def _cand(kind: str, s: Scan, i: int, a: int, b: int, sentence: str) -> _Cand:
+    text = clip(sentence, FACT_LIMIT)
+    return _Cand(kind, text, i, a, b, norm_key(text), tokens(text))
+
+
+def _constraints(s: Scan, i: int) -> list[_Cand]:
+    out = []
+    for a, b, sent in _sentences(s, i):
+        if len(sent) < 8 or sent.endswith("?") or not _CONSTRAINT.search(sent) or _NOT_CONSTRAINT.search(sent):
+            continue
+        out.append(_cand("constraint", s, i, a, b, sent))
+    return out
+
+
+def _subagent(s: Scan, i: int) -> list[_Cand]:
+    text = s.events[i].text
+    scored = []
+    for a, b, sent in _sentences(s, i):
+        if len(sent) < 25 or len(sent) > 400 or _SUB_SKIP.match(sent) or sent.endswith(("?", ":")):
+            continue
+        line_start = text.rfind("\n", 0, a) + 1
+        if "#" in text[line_start:a]:
+            continue
+        score = (
+            5 * bool(_SUB_HEAD.match(sent))
+            + 3 * bool(_SUB_CUE.search(sent))
+            + 2 * bool(_SUB_DETAIL.search(sent))
+            + bool(_DIGIT.search(sent))
+        )
+        if score >= 2:
+            scored.append((score, a, b, sent))
+    best = sorted(scored, key=lambda t: (-t[0], t[1]))[:SUBAGENT_PICK]
+    return [_cand("subagent", s, i, a, b, sent) for _, a, b, sent in sorted(best, key=lambda t: t[1])]
+
+
+def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
+    text = s.events[i].text
+    low = text.lower()
+    if after_error:
+        spans = s.spans(i)
+        picked = set(range(len(spans)))
+    else:
+        matches = _CUE.finditer(low) if len(low) == len(text) else _CUE_ANYCASE.finditer(text)
+        positions = [m.start() for m in matches]
+        if not positions:
+            return []
+        spans = local_spans(text, positions)
+        picked = {k for k in (span_index_at(spans, p) for p in positions) if k >= 0}
+    if not picked:
+        return []
+    out = []
+    fix_taken = not after_error
+    for k in sorted(picked):
+        a, b = spans[k]
+        sent = strip_markup(text[a:b].replace("’", "'"))
+        if len(sent) < 12 or sent.endswith("?") or _HYPO.search(sent):
+            continue
+        if _ROOT.search(sent) and (not _ROOT_NEEDS_FAILURE.match(sent) or _FAILURE_WORD.search(sent)):
+            out.append(_cand("root_cause", s, i, a, b, sent))
+        elif _QUIRK.search(sent) and not _SELF_TALK.match(sent):
+            out.append(_cand("quirk", s, i, a, b, sent))
+        elif not fix_taken and _FIX_CUE.search(sent) and not _SELF_TALK.match(sent):
+            out.append(_cand("quirk", s, i, a, b, sent))
+            fix_taken = True
+        elif _OTHER.search(sent) and not _SELF_TALK.match(sent):
+            out.append(_cand("fact", s, i, a, b, sent))
+    return out
+
+
+def _after_error(s: Scan) -> set[int]:
+    """Assistant messages that directly follow a failed tool result (only results between them)."""
+    out: set[int] = set()
+    events = s.events
+    for i in s.assistants:
+        j = i - 1
+        while j >= 0 and (events[j].kind == "reasoning" or (events[j].kind == "assistant_text" and events[j].agent)):
+            j -= 1
+        if j >= 0 and events[j].kind == "tool_result" and events[j].text.strip() and tools.failed(events[j], deep=False):
+            out.add(i)
+    return out
+
+
+def _dedupe(cands: list[_Cand], kept: list[_Cand]) -> list[_Cand]:
+    out = []
+    for c in cands:
+        if not c.key:
+            continue
+        if any(c.key == k.key or similar(c.toks, k.toks, jaccard=0.7, contain=0.85) for k in kept):
+            continue
+        kept.append(c)
+        out.append(c)
+    return out
+
+
+def _select(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> list[_Cand]:
+    chosen: dict[str, list[_Cand]] = {}
+    leftovers: list[_Cand] = []
+    for kind in KIND_ORDER:
+        items = by_kind.get(kind, [])
+        q = QUOTA[kind]
+        if len(items) <= q:
+            chosen[kind] = list(items)
+            continue
+        head, tail = (q + 1) // 2, q // 2
+        chosen[kind] = items[:head] + (items[-tail:] if tail else [])
+        leftovers.extend(items[head: len(items) - tail])
+    total = sum(len(v) for v in chosen.values())
+    for c in leftovers + extra:
+        if total >= MAX_FACTS:
+            break
+        chosen.setdefault(c.kind, []).append(c)
+        total += 1
+    out: list[_Cand] = []
+    for kind in KIND_ORDER:
+        out.extend(sorted(chosen.get(kind, []), key=lambda c: (c.ev, c.start)))
+    return out[:MAX_FACTS]
+
+
+def build(s: Scan) -> list[Fact]:
+    """Established Facts with evidence (see module rules for kinds, order and bounds)."""
+    from pipeline.stages.rules.workflow import is_real_prompt
+
+    raw: dict[str, list[_Cand]] = {k: [] for k in KIND_ORDER}
+    for i in s.users:
+        if is_real_prompt(s.events[i].text):
+            raw["constraint"].extend(_constraints(s, i))
+    for i in s.subagent_results:
+        raw["subagent"].extend(_subagent(s, i))
+    errs = _after_error(s)
+    seen_texts: set[str] = set()
+    for i in s.assistants:
+        text = s.events[i].text
+        if text in seen_texts and i not in errs:  # a repeated message adds nothing new
+            continue
+        seen_texts.add(text)
+        for c in _assistant(s, i, i in errs):
+            raw[c.kind].append(c)
+    kept: list[_Cand] = []
+    by_kind = {k: _dedupe(raw[k], kept) for k in KIND_ORDER}
+    summary: list[_Cand] = []
+    for i in s.compactions:
+        summary.extend(c for c in _assistant(s, i, False) if c.kind in ("root_cause", "quirk"))
+    extra = _dedupe(summary, kept)
+    out = []
+    for c in _select(by_kind, extra):
+        q = quote(s.events[c.ev].text, c.start, c.end)
+        if q:
+            out.append(Fact(text=c.text, kind=c.kind, evidence=Evidence(event_index=c.ev, quote=q)))
+    return out

@@ -1,0 +1,292 @@
+"""Decisions stated in a text, sentence by sentence (DESIGN.md "Stages": "implicit decisions ('we're going with
+option 2 because X'), dead ends ('that didn't work because…')").
+
+Explicit markers (``APPROVED: / DECISION: / DECIDED: / REJECTED:``) are read line by line; implicit phrasings
+come from ``catalog`` (a trigger plus the side the option is on) and are cut into option, alternative and
+reasoning by ``clauses``.
+
+Guards: questions, hypotheticals ("if / whether / could / might / should we / I suggest / I'd…" before the
+trigger) and proposals are not decisions; a negation right before an approving trigger ("we're not going with
+X") makes it a rejection.  Tool-usage chatter ("I'll use grep to…") is not a decision.
+
+``hits_in(text, origin)`` is linear in ``len(text)``: one combined trigger search over the lower-cased text
+decides which lines are split into sentences at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.stages.rules.catalog import APPROVED, BY_KEY, PATTERNS, REJECTED, TRIGGER, TRIGGER_ANYCASE, Pat, trigger_keys
+from pipeline.stages.rules.clauses import (
+    FAIL_AFTER,
+    INVESTIGATE,
+    IT_IS_BAD,
+    LEMMA,
+    NEG_SUBJECT,
+    NEXT_REASON,
+    PHRASAL,
+    PLAN_OBJECT,
+    REASON_ONLY,
+    RUNLIKE,
+    clean,
+    reason_text,
+    sentence_reason,
+    split_tail,
+    subject_before,
+    vague,
+)
+from pipeline.stages.rules.text import clip, local_spans, norm_key, span_index_at, strip_markup
+
+WHAT_LIMIT = 160  # characters (Decision.what)
+REASON_LIMIT = 200  # characters (Decision.reasoning)
+#: phrasings that record a dead end (origin "dead-end" rather than "implicit")
+DEAD_ENDS = frozenset({"ruled-out", "abandoned", "dropped", "revert", "tried", "didnt-work", "failed-because", "dead-end"})
+
+__all__ = ["APPROVED", "REJECTED", "Hit", "hits_in", "explicit_hits", "analyze", "WHAT_LIMIT", "REASON_LIMIT"]
+
+
+@dataclass(slots=True)
+class Hit:
+    """One decision found in a text: status, option, reasoning (None when the text gives none), the span
+    ``[start, end)`` of the text to quote as evidence, the trigger offset ``focus``, and whether ``what`` is only
+    a pronoun ("that didn't work") the caller must resolve."""
+
+    status: str
+    what: str
+    reasoning: str | None
+    start: int
+    end: int
+    focus: int
+    origin: str
+    pronoun: bool = False
+
+
+_EXPLICIT_LINE = re.compile(
+    r"^[ \t>]*(?:[-*+]\s+)?(?:\*\*|__)?(APPROVED|DECISION|DECIDED|REJECTED|RULED OUT)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\S.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_EXPLICIT_WORDS = ("approved", "decision", "decided", "rejected", "ruled out")
+_EXPLICIT_INLINE = re.compile(r"(?<![A-Za-z])(APPROVED|DECISION|DECIDED|REJECTED):[ \t]+(\S[^\n]*)")
+_EXPLICIT_SPLIT = re.compile(r"\s+[-–—]{1,2}\s+|\s*;\s*(?=because|since)|\s+(?:because|since)\s+|\s*\(\s*(?=because|since)")
+
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|whether|unless|could|might|may|maybe|perhaps|should\s+(?:we|I)|would\s+(?:you|we|it|I)|do\s+you|did\s+you|"
+    r"shall|recommend|suggest|propos(?:e|ing)|option\s*\w+\s*[:)]|consider(?:ing)?|either|wonder(?:ing)?|"
+    r"thinking\s+about|what\s+about|how\s+about|you\s+(?:could|can|might|want)|don't\s+think|do\s+not\s+think|"
+    r"not\s+sure|doubt|want\s+me\s+to|like\s+me\s+to|let\s+me\s+know|in\s+case|would\s+be|to\s+decide|"
+    r"need\s+to\s+decide|haven't|have\s+not|yet\s+to|would|I'd|we'd|you'd)\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL_WEAK = re.compile(r"\b(?:when|whenever|once|until|can|any|whichever|or\s+not)\b", re.IGNORECASE)
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_TOOLISH = re.compile(
+    r"^(?:the\s+|a\s+)?(?:\w+[\s-]+)?(?:tool|tools|command|function|script|subagent|agent|mcp)\b|^(?:the\s+)?"
+    r"(?:read|edit|write|bash|grep|glob|ls|task|todowrite|todo|webfetch|websearch|multiedit|find|sed|awk|cat|rg|"
+    r"search|view|str_replace_editor|apply_patch|this|that|it|them|these|those)\b",
+    re.IGNORECASE,
+)
+_LEAD_ALT = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<y>[^,;]{2,80}),\s*", re.IGNORECASE)
+_PRONOUN = re.compile(
+    r"^(?:it|that|this|which|they|these|those|the\s+(?:fix|change|attempt|idea|approach|command|test)|"
+    r"(?:this|that|the\s+(?:first|second|previous|last))\s+(?:one|approach|attempt|fix|idea|change|option|way|command|try))$",
+    re.IGNORECASE,
+)
+
+
+def hits_in(text: str, origin: str) -> list[Hit]:
+    """Decisions stated in ``text`` (explicit markers and implicit phrasings), in text order."""
+    low = text.lower()
+    same = len(low) == len(text)
+    out = explicit_hits(text, origin, low if same else None)
+    matches = list(TRIGGER.finditer(low) if same else TRIGGER_ANYCASE.finditer(text))
+    if not matches:
+        return out
+    spans = local_spans(text, [m.start() for m in matches])
+    if not spans:
+        return out
+    taken = {h.start for h in out}
+    keys_at: dict[int, set[str]] = {}
+    for m in matches:
+        k = span_index_at(spans, m.start())
+        if k >= 0 and spans[k][0] not in taken:
+            key = "".join(" " if c.isspace() else c for c in text[m.start(): m.start() + 3].lower())
+            keys_at.setdefault(k, set()).add(key)
+    for k, keys in keys_at.items():
+        out.extend(analyze(text, spans, k, origin, keys))
+    out.sort(key=lambda h: h.focus)
+    return out
+
+
+def explicit_hits(text: str, origin: str = "explicit", low: str | None = None) -> list[Hit]:
+    """``APPROVED: / DECISION: / DECIDED: / REJECTED:`` lines (line start, any case; or inline in capitals).
+
+    ``low`` may pass ``text.lower()`` when the caller has it."""
+    hits: list[Hit] = []
+    low = text.lower() if low is None else low
+    if ":" not in text or not any(w in low for w in _EXPLICIT_WORDS):
+        return hits
+    starts: set[int] = set()
+    for rx in (_EXPLICIT_LINE, _EXPLICIT_INLINE):
+        for m in rx.finditer(text):
+            if m.start(2) in starts:
+                continue
+            starts.add(m.start(2))
+            label = m.group(1).upper()
+            body = m.group(2).rstrip()
+            parts = _EXPLICIT_SPLIT.split(body, maxsplit=1)
+            what = clean(parts[0])
+            if not what:
+                continue
+            reason = reason_text(parts[1]) if len(parts) > 1 else None
+            status = REJECTED if label in ("REJECTED", "RULED OUT") else APPROVED
+            line_start = text.rfind("\n", 0, m.start(1)) + 1
+            hits.append(
+                Hit(status, clip(what, WHAT_LIMIT), reason, line_start, m.end(2), m.start(1),
+                    "explicit" if origin in ("implicit", "explicit") else origin)
+            )
+    return hits
+
+
+def analyze(text: str, spans: list[tuple[int, int]], k: int, origin: str, keys: set[str] | None = None) -> list[Hit]:
+    """Decisions in sentence ``k`` of ``text``: each phrasing at most once, option ranges not overlapping.
+
+    ``keys`` (first three letters of the trigger words found in the sentence) limits the phrasings tried; when
+    None they are computed from the sentence.
+    """
+    a, b = spans[k]
+    if keys is None:
+        keys = trigger_keys(text[a:b])
+        if not keys:
+            return []
+    sent = text[a:b].replace("’", "'").replace("‘", "'")
+    if sent.rstrip(" *_`)\"'").endswith("?"):
+        return []
+    hits: list[Hit] = []
+    occupied: list[tuple[int, int]] = []
+    wanted: set[int] = set()
+    for key in keys:
+        wanted.update(BY_KEY.get(key, ()))
+    pats = tuple(PATTERNS[n] for n in sorted(wanted))
+    for pat in pats:
+        for m in pat.regex.finditer(sent):
+            found = _one(pat, m, sent, text, spans, k, origin)
+            if found is None:
+                continue
+            found_hits, lo, hi = found
+            if any(lo < e and s < hi for s, e in occupied):
+                continue
+            hits.extend(found_hits)
+            occupied.append((lo, hi))
+            break
+    return hits
+
+
+def _guarded(prefix: str, status: str) -> bool:
+    """True when the words before a trigger make it hypothetical (weak cues only block approvals)."""
+    if _HYPOTHETICAL.search(prefix):
+        return True
+    return status == APPROVED and bool(_HYPOTHETICAL_WEAK.search(prefix))
+
+
+def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin: str):
+    """``(hits, lo, hi)`` for one trigger match (``lo..hi`` = trigger + option in sentence offsets), or None."""
+    a, b = spans[k]
+    alt = reason = None
+    pronoun = False
+    status = pat.status
+    if pat.side == "after":
+        prefix = sent[: m.start()]
+        if _NEGATED.search(prefix) and status == APPROVED:
+            status = REJECTED
+        if _guarded(prefix, status):
+            return None
+        tail = sent[m.end():]
+        if pat.name == "tried":
+            f = FAIL_AFTER.search(tail)
+            if not f:
+                return None
+            x = tail[: f.start()]
+            rest = tail[f.start():]
+            r = REASON_ONLY.search(rest)
+            reason = rest[r.end():] if r else re.sub(r"^[,\s]*(?:but|and|which|however)\s+", "", rest, flags=re.I)
+            lo, hi = m.start(), len(sent)
+        else:
+            x, alt, reason = split_tail(tail, over=pat.over)
+            lo, hi = m.start(), m.end() + len(x)
+    else:
+        subject_text = sent[: m.start()]
+        if _guarded(subject_text, status):
+            return None
+        x = subject_before(subject_text)
+        rest = sent[m.end():]
+        r = REASON_ONLY.search(rest)
+        if r:
+            reason = rest[r.end():]
+        elif status == REJECTED and rest.strip(" .!"):
+            reason = rest
+        lo, hi = m.start() - len(x), m.end()
+    what = clean(x)
+    if not what or len(what.split()) > 25:
+        return None
+    if pat.tool_filter and _TOOLISH.match(what):
+        return None
+    if pat.name in ("failed-because", "didnt-work") and (
+        _PRONOUN.match(what) and pat.name == "failed-because" or RUNLIKE.search(what) and len(what.split()) <= 3
+    ):
+        return None  # "the build failed because…" reports a failure, it rejects no option
+    if pat.side == "after" and PHRASAL.match(what):  # "picking up with…", "dropping into…", "moving on to…"
+        return None
+    if pat.name == "chose":
+        what = re.sub(r"^to\s+", "", what)
+    if status == APPROVED and vague(what):
+        return None
+    if pat.name == "gerund-lead":
+        what = LEMMA.get(m.group("verb").lower(), m.group("verb")) + " " + what
+    if pat.name == "it-is" and (len(what.split()) > 3 or IT_IS_BAD.search(what)):
+        return None
+    if pat.name == "plan-is" and not m.group(0).rstrip().lower().endswith(" to") and not PLAN_OBJECT.match(what):
+        return None
+    if _PRONOUN.match(what):
+        if status == APPROVED:
+            return None
+        pronoun = True
+    if reason is None:
+        reason = sentence_reason(sent, m.start())
+    end = b
+    if reason is None or not clean(reason):
+        reason = None
+        if k + 1 < len(spans):
+            na, nb = spans[k + 1]
+            nxt = strip_markup(text[na:nb].replace("’", "'"))
+            if NEXT_REASON.match(nxt):
+                reason = nxt
+                if nb - a <= 300:
+                    end = nb
+    if status == APPROVED and not reason and INVESTIGATE.match(what):
+        return None
+    if alt is None and pat.side == "after":
+        lead = _LEAD_ALT.search(sent[: m.start()])
+        if lead:  # "Instead of polling, we'll use webhooks"
+            alt = lead.group("y")
+    alt_clean = clean(alt) if alt else ""
+    if not alt_clean and reason and status == APPROVED and pat.side == "after":
+        neg = NEG_SUBJECT.match(clean(reason))
+        if neg and norm_key(neg.group("y")) != norm_key(what):  # "switching to X since Y doesn't …": Y rejected
+            alt_clean = clean(neg.group("y"))
+    if pat.needs == "reason" and not (reason or alt_clean):
+        return None
+    if pat.needs == "alt" and not alt_clean:
+        return None
+    focus = a + m.start()
+    why = reason_text(reason) if reason else None
+    own_origin = "dead-end" if origin == "implicit" and pat.name in DEAD_ENDS else origin
+    hits = [Hit(status, clip(what, WHAT_LIMIT), why, a, end, focus, own_origin, pronoun)]
+    if alt_clean and not _PRONOUN.match(alt_clean) and len(alt_clean.split()) <= 25:
+        other = REJECTED if status == APPROVED else APPROVED
+        alt_why = f"in favour of {clip(what, 80)}" if other == REJECTED else f"instead of {clip(what, 80)}"
+        if why:
+            alt_why = f"{alt_why}: {why}"
+        hits.append(Hit(other, clip(alt_clean, WHAT_LIMIT), clip(alt_why, REASON_LIMIT), a, end, focus + 1, origin))
+    return hits, lo, hi

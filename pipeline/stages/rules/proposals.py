@@ -1,0 +1,186 @@
+"""What an assistant message proposes, for the user's reply to approve or reject (DESIGN.md "Approval").
+
+* ``options_in``: the options of a message — "Option 2: …" heads, else a numbered or lettered list of at least
+  two items;
+* ``pick_label``: which option a reply picks ("option 2", "let's do B", "go with 2", "the second one"); a bare
+  letter or number alone picks nothing;
+* ``proposal_in``: the proposal a message ends on — the last non-generic question ("Shall I / Should I / Want
+  me to / Would you like me to … ?"), else the last recommendation ("I propose / I suggest / I recommend…",
+  "Proposal: …"), else a generic question ("Shall I proceed?") resolved to the message's list or plan sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.stages.rules import clauses
+from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
+
+WHAT_LIMIT = 160  # characters (Decision.what)
+
+_OPTION_REF = re.compile(
+    r"\b(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])\b|(?:#|\bnumber\s+|\bplan\s+)([0-9]+|[A-Z])\b"
+)
+_PICK = re.compile(
+    r"^\s*(?:let'?s\s+|i'?ll\s+|we'?ll\s+|please\s+|ok(?:ay)?,?\s+|yes,?\s+)?(?:go\s+(?:with|for)|do|pick|choose|take|"
+    r"use|try|prefer|want)\s+(?:#\s*)?([0-9]+|[A-Z])(?![\w'’])"
+)
+_LEAD_PICK = re.compile(
+    r"^\s*(?:#\s*)?([0-9]+|[A-Z])\s*[,.!:-]?\s*(?:please|sounds\s+good|it\s+is|is\s+(?:fine|good|better|best)|works|"
+    r"looks\s+good|go\s+ahead|then)\b"
+)
+_ORDINAL = re.compile(
+    r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:one|option|approach|choice|proposal|alternative)\b",
+    re.I,
+)
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
+
+_OPTION_LABELED = re.compile(
+    r"^[ \t>]*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:Option|Approach|Choice|Alternative|Variant)\s+([0-9]+|[A-Za-z])\b"
+    r"\s*(?:\*\*|__)?\s*[:.)\-–—]*\s*(?:\*\*|__)?\s*(.*)$",
+    re.I | re.M,
+)
+_OPTION_LISTED = re.compile(r"^[ \t]*(?:\*\*|__)?([0-9]{1,2}|[A-Za-z])[.)]\s+(?:\*\*|__)?(.+)$", re.M)
+
+_Q_PROPOSAL = re.compile(
+    r"(?:^|\b)(?:(?:so|then|ok(?:ay)?),?\s+)?(?:(?:shall|should)\s+(?:I|we)|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to|"
+    r"want\s+me\s+to|is\s+it\s+ok(?:ay)?\s+(?:if\s+I|to)|ok(?:ay)?\s+(?:if\s+I|to)|can\s+I|may\s+I|ready\s+for\s+me\s+to|"
+    r"how\s+about|what\s+about|should\s+I\s+go\s+ahead\s+and)\s+(?P<x>.+?)\s*\?+\s*$",
+    re.I,
+)
+_S_PROPOSAL = re.compile(
+    r"(?:\b(?:I|we)\s+(?:would\s+|'d\s+|strongly\s+)?(?:propose|suggest|recommend)(?:s|ed)?\s+(?:that\s+)?(?:we\s+|you\s+|I\s+)?"
+    r"|\bmy\s+(?:recommendation|suggestion|proposal)\s*(?:is|would\s+be|:)\s*(?:to\s+|that\s+we\s+)?"
+    r"|^(?:recommendation|proposal|suggestion|plan|recommended(?:\s+(?:approach|fix|option))?|suggested\s+(?:approach|fix|plan)|"
+    r"proposed\s+(?:approach|fix|plan|change))(?:\s+for\s+[^:]{1,60})?\s*:\s*"
+    r"|\blet\s+me\s+know\s+if\s+you(?:'d\s+like|\s+want)\s+me\s+to\s+"
+    r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want)))(?P<x>.+)",
+    re.I,
+)
+_PROPOSAL_LEAD = re.compile(r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+", re.I)
+_PROPOSAL_TAIL = re.compile(r"\s*(?:,?\s*if\s+you(?:'d)?\s+(?:like|want)|,?\s*or\s+(?:not|something\s+else)|now|next|first)\s*[.?!]*$", re.I)
+_GENERIC = re.compile(
+    r"^(?:proceed(?:\s+with\s+(?:it|this|that|these|them))?|go\s+ahead(?:\s+with\s+(?:it|this|that|these|them))?|continue|"
+    r"start|begin|do\s+(?:it|that|this|so)|implement\s+(?:it|this|that|these|them|"
+    r"the\s+(?:changes?|fix|plan))|make\s+(?:the|these|those)\s+changes?|apply\s+(?:it|this|that|the\s+(?:changes?|fix))|"
+    r"go\s+on|move\s+on|get\s+started|continue\s+with\s+(?:the\s+)?(?:next|rest)\b.*)\W*$",
+    re.I,
+)
+_PLAN_SENTENCE = re.compile(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
+
+
+def options_in(text: str) -> list[tuple[str, str, int, int]]:
+    """Options a message offers: ``(label, text, start, end)`` from "Option 2: …" heads, else from a numbered or
+    lettered list of at least two items."""
+    found = [(m.group(1).lower(), m.group(2), m.start(), m.end()) for m in _OPTION_LABELED.finditer(text)]
+    if not found:
+        found = [(m.group(1).lower(), m.group(2), m.start(), m.end()) for m in _OPTION_LISTED.finditer(text)]
+        if len(found) < 2:
+            return []
+    out = []
+    for label, body, start, end in found:
+        body_clean = strip_markup(body).strip(" :.-–—")
+        if not body_clean:  # "### Option 2" heading: the option is the next non-empty line
+            nxt = text.find("\n", end)
+            while 0 <= nxt < len(text):
+                line_end = text.find("\n", nxt + 1)
+                line_end = len(text) if line_end < 0 else line_end
+                candidate = strip_markup(text[nxt + 1:line_end])
+                if candidate:
+                    body_clean, end = candidate, line_end
+                    break
+                nxt = line_end if line_end < len(text) else -1
+        if body_clean:
+            out.append((label, clip(body_clean, WHAT_LIMIT), start, end))
+    return out
+
+
+def pick_label(reply: str) -> str | None:
+    """The option label a reply picks, lower case ("2", "b", or "last"), or None."""
+    m = _OPTION_REF.search(reply)
+    if m:
+        return (m.group(1) or m.group(2)).lower()
+    for rx in (_PICK, _LEAD_PICK):
+        m = rx.match(reply)
+        if m:
+            return m.group(1).lower()
+    m = _ORDINAL.search(reply)
+    if m:
+        word = m.group(1).lower()
+        return "last" if word == "last" else str(_ORDINALS[word])
+    return None
+
+
+def resolve_option(text: str, label: str) -> tuple[str, int, int] | None:
+    """``(option text, start, end)`` of option ``label`` among the options of ``text`` ("option 2" of an A/B/C list
+    is its second item); None when ``text`` lists no such option."""
+    opts = options_in(text)
+    if not opts:
+        return None
+    if label == "last":
+        _, body, a, b = opts[-1]
+        return body, a, b
+    for lab, body, a, b in opts:
+        if lab == label:
+            return body, a, b
+    if label.isdigit() and all(not lab.isdigit() for lab, *_ in opts):  # "option 2" of an A/B/C list
+        n = int(label)
+        if 1 <= n <= len(opts):
+            _, body, a, b = opts[n - 1]
+            return body, a, b
+    return None
+
+
+def proposal_in(text: str) -> tuple[str, int, int] | None:
+    """The proposal an assistant message ends on: ``(what, start, end)`` of the sentence to quote, or None.
+
+    Preference: the last non-generic question ("Shall I add X?"), else the last recommendation ("I suggest X"),
+    else a generic question ("Shall I proceed?") resolved to the message's list or plan sentence.  A question
+    offering alternatives ("X or Y?") is ambiguous and yields None.
+    """
+    spans = sentence_spans(text)
+    if not spans:
+        return None
+    questions: list[tuple[str, int, int]] = []
+    statements: list[tuple[str, int, int]] = []
+    generic: tuple[int, int] | None = None
+    for a, b in spans[-25:]:
+        sent = strip_markup(text[a:b].replace("’", "'"))
+        q = _Q_PROPOSAL.search(sent)
+        if q:
+            x = _PROPOSAL_TAIL.sub("", _PROPOSAL_LEAD.sub("", q.group("x").strip()))
+            if _GENERIC.match(x):
+                generic = (a, b)
+            elif re.search(r"\bor\b", x):
+                questions.append(("", a, b))
+            else:
+                questions.append((x, a, b))
+            continue
+        st = _S_PROPOSAL.search(sent)
+        if st and not sent.rstrip().endswith("?"):
+            x = _PROPOSAL_TAIL.sub("", _PROPOSAL_LEAD.sub("", st.group("x").strip()))
+            x = re.sub(r"\s+if\s+you(?:'d)?\s+(?:like|want).*$", "", x, flags=re.I)
+            if x and not _GENERIC.match(x):
+                statements.append((x, a, b))
+    pick = questions[-1] if questions else (statements[-1] if statements else None)
+    if pick is not None:
+        x, a, b = pick
+        if not x:
+            return None
+        ref = re.match(r"^(?:option|approach|choice)\s*#?\s*([0-9]+|[A-Za-z])\b", x, re.I)
+        if ref:
+            resolved = resolve_option(text, ref.group(1).lower())
+            if resolved:
+                x = resolved[0]
+        x = clauses.clean(x)
+        return (clip(x, WHAT_LIMIT), a, b) if x else None
+    if generic is not None:
+        items = [strip_markup(line) for line in text.split("\n") if is_list_item(line)]
+        items = [i for i in items if i]
+        if items:
+            return clip("the proposed plan: " + "; ".join(items[:3]), WHAT_LIMIT), generic[0], generic[1]
+        for a, b in spans:
+            m = _PLAN_SENTENCE.match(strip_markup(text[a:b]))
+            if m:
+                return clip(clauses.clean(m.group("x")), WHAT_LIMIT), generic[0], generic[1]
+    return None

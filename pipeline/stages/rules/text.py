@@ -1,0 +1,372 @@
+"""Text helpers of the rules engine: sentence spans, clipping, keys for dedupe, timestamps, verbatim quotes.
+
+Everything works on character offsets into the event's own text, so a quote taken from a span is always a
+verbatim substring of ``Event.text`` (DESIGN.md "Stages": evidence quotes are checked by ``validate``).
+Regexes are compiled once at import; no function here is worse than linear in its input.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+QUOTE_LIMIT = 300  # characters, Evidence.quote
+
+_WS = re.compile(r"\s+")
+_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+# Markdown line markers that are not part of the sentence: bullets, numbers, letters, quotes, headings.
+_LINE_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][)]|>|#{1,6})[ \t]+)*")
+_LIST_ITEM = re.compile(r"[ \t]*(?:\*\*)?(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
+# A sentence end: terminal punctuation, closing quotes/brackets/markup, whitespace.
+_SENT_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*\s+")
+_ABBREV = frozenset(
+    "e.g i.e etc vs cf approx fig mr mrs dr inc ltd jr sr al".split()
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z.]+)$")
+
+_KEY_DROP = re.compile(r"[^a-z0-9]+")
+_KEY_LEAD = re.compile(r"^(?:(?:the|a|an|to|using|use|with|of|for|our|my)\s+)+")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
+STOPWORDS = frozenset(
+    """a an the and or but of to in on at for with by from as is are was were be been being it its this that these
+    those we i you he she they them our my your their me us do does did done so if then than there here not no
+    into onto about over under just also only very will would should could can may might must shall have has had
+    all any some each more most other such own same too now when while which who whom what where why how let lets
+    use using used""".split()
+)
+
+_TS = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(?:[.,]\d+)?[ ]?(Z|[+-]\d{2}:?\d{2}|UTC)?$", re.IGNORECASE
+)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every whitespace run (newlines included) collapsed to one space, ends stripped."""
+    return _WS.sub(" ", text).strip()
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters (``…`` included when cut).
+
+    Cuts at the last sentence end within the limit when that keeps at least half of it, else at the last
+    word boundary (keeping at least 60 %), else hard; trailing commas/colons are dropped before the ``…``.
+    """
+    line = one_line(text)
+    if len(line) <= limit:
+        return line
+    room = line[: limit - 1]
+    cut = -1
+    for m in _SENT_END.finditer(room + " "):
+        if m.start() >= limit // 2:
+            cut = m.start() + 1
+    if cut < 0:
+        space = len(room) if line[len(room)] == " " else room.rfind(" ")
+        cut = space if space >= limit * 0.6 else len(room)
+    return room[:cut].rstrip(" ,;:-–—(") + "…"
+
+
+def clip_block(text: str, limit: int) -> str:
+    """Multi-line ``text`` cut to ``limit`` characters at a sentence or word boundary, lines kept.
+
+    Trailing whitespace of each line and runs of blank lines are squeezed first; ``…`` marks a cut.
+    """
+    lines = [ln.rstrip() for ln in text.strip().splitlines()]
+    out: list[str] = []
+    for ln in lines:
+        if ln or (out and out[-1]):
+            out.append(ln)
+    block = "\n".join(out).strip()
+    if len(block) <= limit:
+        return block
+    room = block[: limit - 1]
+    cut = -1
+    for m in _SENT_END.finditer(room + " "):
+        if m.start() >= limit // 2:
+            cut = m.start() + 1
+    if cut < 0:
+        space = max(room.rfind(" "), room.rfind("\n"))
+        cut = space if space >= limit * 0.6 else len(room)
+    return room[:cut].rstrip(" ,;:-–—(\n") + "…"
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without bold/italic markers and leading list/heading markers, on one line."""
+    text = text.replace("**", "").replace("__", "")
+    text = _LINE_MARK.sub("", text, count=1)
+    return one_line(text)
+
+
+def norm_key(text: str) -> str:
+    """Dedupe key: lower case, punctuation and markup gone, leading articles/"use" dropped, spaces collapsed."""
+    key = _KEY_DROP.sub(" ", text.lower()).strip()
+    return _KEY_LEAD.sub("", key)
+
+
+def _stem(word: str) -> str:
+    """A light stem: ``keying`` -> ``key``, ``buckets`` -> ``bucket``, ``tested`` -> ``test`` (words > 4 letters)."""
+    if len(word) > 4:
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                return word[: -len(suffix)]
+    return word
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Content words of ``text`` (lower case, stop words dropped, lightly stemmed), for near-duplicate tests."""
+    return frozenset(_stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS)
+
+
+def similar(a: frozenset[str], b: frozenset[str], *, jaccard: float, contain: float) -> bool:
+    """True when token sets ``a`` and ``b`` overlap by at least ``jaccard`` (|a∩b|/|a∪b|) or when the smaller
+    set (of at least 2 tokens) is covered to ``contain`` (|a∩b|/min(|a|,|b|))."""
+    if not a or not b:
+        return False
+    inter = len(a & b)
+    if inter == 0:
+        return False
+    if inter / len(a | b) >= jaccard:
+        return True
+    small = min(len(a), len(b))
+    return small >= 2 and inter / small >= contain
+
+
+def norm_ts(value: str | None) -> str | None:
+    """An ISO-8601 timestamp as UTC ``YYYY-MM-DDTHH:MM:SSZ``; None when absent or not ISO-8601.
+
+    Fractions are dropped, a missing offset is taken as UTC, other offsets are converted.
+    """
+    if not value:
+        return None
+    m = _TS.match(value.strip())
+    if not m:
+        return None
+    date, hm, sec, off = m.groups()
+    base = f"{date}T{hm}{sec or ':00'}"
+    if off is None or off.upper() in ("Z", "UTC", "+00:00", "+0000", "-00:00", "-0000"):
+        return base + "Z"
+    try:
+        dt = datetime.fromisoformat(base + (off if ":" in off else off[:3] + ":" + off[3:]))
+    except ValueError:
+        return None
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _is_boundary(text: str, start: int, dot: int, nxt: int) -> bool:
+    """Whether the punctuation at ``dot`` ends a sentence that began at ``start`` (next sentence at ``nxt``)."""
+    if text.count("`", start, dot) % 2:  # inside a code span
+        return False
+    if nxt < len(text) and text[nxt].islower() and (text[dot] != "." or text.startswith("..", dot)):
+        return False  # "wait! no" and "I tried... and it failed" go on; "done. next" splits (users type lower case)
+    if text[dot] == ".":
+        m = _WORD_BEFORE.search(text, max(start, dot - 12), dot)
+        if m:
+            word = m.group(1).lower().strip(".")
+            if word in _ABBREV:
+                return False
+        if dot - start <= 3 and text[start:dot].strip().isdigit():  # "1. " list label
+            return False
+    return True
+
+
+def _split_paragraph(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    """Append the sentence spans of ``text[start:end]`` (one paragraph) to ``out``."""
+    s = start
+    for m in _SENT_END.finditer(text, start, end):
+        if m.end() >= end:
+            break
+        if _is_boundary(text, s, m.start(), m.end()):
+            e = m.end()
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            if e > s:
+                out.append((s, e))
+            s = m.end()
+    e = end
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        out.append((s, e))
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans ``(start, end)`` of ``text``, in order, skipping fenced code blocks.
+
+    Lines are sentence boundaries (markdown lists, headings), except that a line that does not end in
+    punctuation continues into a next line starting in lower case (hard-wrapped prose).  List, quote and heading
+    markers at a line start are left out of the span.  Periods after abbreviations, single letters and list
+    numbers are not boundaries.
+    """
+    spans: list[tuple[int, int]] = []
+    in_code = False
+    para_start = -1
+    para_end = -1
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            nl = n
+        line_start, line_end = pos, nl
+        pos = nl + 1
+        if _FENCE.match(text, line_start, line_end):
+            if para_start >= 0:
+                _split_paragraph(text, para_start, para_end, spans)
+                para_start = -1
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        mark = _LINE_MARK.match(text, line_start, line_end)
+        body = mark.end() if mark else line_start
+        stripped_end = line_end
+        while stripped_end > body and text[stripped_end - 1].isspace():
+            stripped_end -= 1
+        if stripped_end <= body:  # blank line (or a bare marker)
+            if para_start >= 0:
+                _split_paragraph(text, para_start, para_end, spans)
+                para_start = -1
+            continue
+        has_marker = body > line_start and not text[line_start:body].isspace()
+        if (
+            para_start >= 0
+            and not has_marker
+            and text[body].islower()
+            and text[para_end - 1] not in ".!?:;"
+        ):
+            para_end = stripped_end  # hard-wrapped continuation
+            continue
+        if para_start >= 0:
+            _split_paragraph(text, para_start, para_end, spans)
+        para_start, para_end = body, stripped_end
+    if para_start >= 0:
+        _split_paragraph(text, para_start, para_end, spans)
+    return spans
+
+
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+
+
+def code_ranges(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of fenced code blocks in ``text`` (an unclosed fence runs to the end)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    out = []
+    for k in range(0, len(fences), 2):
+        end = fences[k + 1] if k + 1 < len(fences) else len(text)
+        out.append((fences[k], end))
+    return out
+
+
+def _line_at(text: str, pos: int) -> tuple[int, int]:
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos)
+    return ls, (len(text) if le < 0 else le)
+
+
+def _continues(text: str, prev: tuple[int, int], cur: tuple[int, int]) -> bool:
+    """Whether line ``cur`` continues the hard-wrapped sentence of line ``prev`` (same rule as
+    ``sentence_spans``: no marker, starts in lower case, the previous line does not end in punctuation)."""
+    body = text[prev[0]:prev[1]].rstrip()
+    if not body or _FENCE.match(text, prev[0], prev[1]):
+        return False
+    mark = _LINE_MARK.match(text, cur[0], cur[1])
+    start = mark.end() if mark else cur[0]
+    if start >= cur[1] or (start > cur[0] and not text[cur[0]:start].isspace()):
+        return False
+    return text[start].islower() and body[-1] not in ".!?:;"
+
+
+def local_spans(text: str, positions) -> list[tuple[int, int]]:
+    """Sentence spans of only the paragraphs (a line, or hard-wrapped lines) holding ``positions``, plus the
+    next non-blank paragraph after each (so a following sentence is available), in order.  Fenced code is
+    skipped.  Same spans as ``sentence_spans`` gives for those paragraphs, at a fraction of the cost on long
+    texts where few lines matter.
+    """
+    code = code_ranges(text)
+    n = len(text)
+    paras: dict[int, int] = {}
+
+    def in_code(pos: int) -> bool:
+        return any(a <= pos < b for a, b in code)
+
+    def para(pos: int) -> tuple[int, int]:
+        ls, le = _line_at(text, pos)
+        for _ in range(50):  # walk back over wrapped lines
+            if ls == 0:
+                break
+            prev = _line_at(text, ls - 1)
+            if not _continues(text, prev, (ls, le)):
+                break
+            ls = prev[0]
+        cur = _line_at(text, pos)
+        pe = cur[1]
+        for _ in range(50):  # and forward
+            if pe >= n:
+                break
+            nxt = _line_at(text, pe + 1)
+            if not _continues(text, (cur[0], pe), nxt):
+                break
+            cur, pe = nxt, nxt[1]
+        return ls, pe
+
+    for pos in positions:
+        if code and in_code(pos):
+            continue
+        ls, pe = para(pos)
+        if ls in paras:
+            continue
+        paras[ls] = pe
+        ns = pe + 1
+        while ns < n:
+            ne = text.find("\n", ns)
+            ne = n if ne < 0 else ne
+            if text[ns:ne].strip():
+                if not (code and in_code(ns)) and not _FENCE.match(text, ns, ne):
+                    a, b = para(ns)
+                    paras.setdefault(a, b)
+                break
+            ns = ne + 1
+    spans: list[tuple[int, int]] = []
+    for ls in sorted(paras):
+        pe = paras[ls]
+        mark = _LINE_MARK.match(text, ls, pe)
+        body = mark.end() if mark else ls
+        while pe > body and text[pe - 1].isspace():
+            pe -= 1
+        if pe > body:
+            _split_paragraph(text, body, pe, spans)
+    return spans
+
+
+def span_index_at(spans: list[tuple[int, int]], pos: int) -> int:
+    """Index of the span containing offset ``pos`` (binary search), or -1 when ``pos`` is in no span."""
+    lo, hi = 0, len(spans) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        s, e = spans[mid]
+        if pos < s:
+            hi = mid - 1
+        elif pos >= e:
+            lo = mid + 1
+        else:
+            return mid
+    return -1
+
+
+def quote(text: str, start: int, end: int, *, focus: int | None = None, limit: int = QUOTE_LIMIT) -> str:
+    """A verbatim slice of ``text[start:end]`` of at most ``limit`` characters, ends stripped of whitespace.
+
+    When the span is longer, the window starts at ``start`` unless ``focus`` (offset of the phrase that
+    matters) would then sit in the last 100 characters; the window then starts 100 characters before it.
+    """
+    if end - start > limit:
+        if focus is not None and focus > start + limit - 100:
+            start = max(start, min(focus - 100, end - limit))
+        end = start + limit
+    return text[start:end].strip()
+
+
+def is_list_item(line: str) -> bool:
+    """True when ``line`` starts with a markdown bullet or a number/letter list label."""
+    return bool(_LIST_ITEM.match(line))

@@ -1,0 +1,136 @@
+"""Established Facts of the rules engine (pipeline.stages.rules.facts)."""
+
+from __future__ import annotations
+
+from pipeline.stages import distil
+from rules_builder import B, evidence_ok
+
+AUDIT = (
+    "## Redis usage audit\n\n"
+    "**Key finding:** the Redis client in src/shop/cache.py is created per request, so INCR/EXPIRE pairs are not "
+    "atomic; use a Lua script or MULTI.\n\nDetails:\n\n"
+    "1. `get_redis()` (src/shop/cache.py:9-11) calls `redis.Redis.from_url(...)` on every call.\n"
+    "2. The checkout lock (src/shop/api/checkout.py:28-30) is `GET` then `SET ... EX 30`.\n"
+    "3. I looked at a few other modules.\n\nNo Redis access in src/shop/payments/."
+)
+
+
+def facts(b: B):
+    t = b.build()
+    out = distil.run(t).facts
+    assert evidence_ok(t, out) == []
+    return [(f.kind, f.text) for f in out]
+
+
+def test_constraints_quote_the_user_sentence():
+    b = B()
+    b.user("looks good. commit it on this branch, but never push to main directly, open a PR when the whole thing is done")
+    b.user("don't touch the payments module, that's owned by the payments team. stick to the api layer")
+    b.user("I don't know why partner-7 retries so fast. can you always log the key?")
+    assert facts(b) == [
+        ("constraint", "commit it on this branch, but never push to main directly, open a PR when the whole thing is done"),
+        ("constraint", "don't touch the payments module, that's owned by the payments team."),
+        ("constraint", "stick to the api layer"),
+    ]
+
+
+def test_subagent_key_findings_not_the_whole_answer():
+    b = B()
+    b.user("Audit how we use Redis.")
+    b.subagent("Audit Redis usage", AUDIT)
+    got = facts(b)
+    assert got == [
+        ("subagent", "Key finding: the Redis client in src/shop/cache.py is created per request, so INCR/EXPIRE pairs are not atomic; use a Lua script or MULTI."),
+        ("subagent", "`get_redis()` (src/shop/cache.py:9-11) calls `redis.Redis.from_url(...)` on every call."),
+        ("subagent", "The checkout lock (src/shop/api/checkout.py:28-30) is `GET` then `SET ... EX 30`."),
+    ]
+
+
+def test_root_cause_and_quirks():
+    b = B()
+    b.user("The checkout tests fail.")
+    b.bash("python -m pytest -q tests/api", "E   redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379", error=True)
+    b.asst("The tests can't connect because nothing listens on 6379. Let me check the container.")
+    b.bash("ss -ltnp | grep redis", "LISTEN 0 511 0.0.0.0:6380")
+    b.asst("Found it: redis-server in this dev container listens on port 6380, not 6379.")
+    b.asst("Root cause: tests/api/test_burst_limits.py leaves the bucket empty, because nothing flushes Redis db 15 between tests.")
+    b.asst("Note: pip install needs --break-system-packages in this container.")
+    b.asst("The migration must be run from the repo root, otherwise alembic.ini is not found.")
+    assert facts(b) == [
+        ("root_cause", "Root cause: tests/api/test_burst_limits.py leaves the bucket empty, because nothing flushes Redis db 15 between tests."),
+        ("quirk", "The tests can't connect because nothing listens on 6379."),
+        ("quirk", "Found it: redis-server in this dev container listens on port 6380, not 6379."),
+        ("quirk", "Note: pip install needs --break-system-packages in this container."),
+        ("quirk", "The migration must be run from the repo root, otherwise alembic.ini is not found."),
+    ]
+
+
+def test_turns_out_and_the_problem_was():
+    b = B()
+    b.user("Why does the session test flake?")
+    b.asst("Turns out createSession() runs before vi.useFakeTimers(), so expiresAt comes from the real clock.")
+    b.asst("The problem was a missing await in the teardown hook.")
+    b.asst("The problem is interesting.")  # no failure word: not a root cause
+    assert facts(b) == [
+        ("root_cause", "Turns out createSession() runs before vi.useFakeTimers(), so expiresAt comes from the real clock."),
+        ("root_cause", "The problem was a missing await in the teardown hook."),
+    ]
+
+
+def test_no_facts_from_tool_output_or_reasoning():
+    b = B()
+    b.user("Check the config.")
+    b.think("The root cause is that the port is 6380, not 6379.")
+    b.bash("cat README.md", "Note: the root cause was the cache. The server only works with --legacy.")
+    assert facts(b) == []
+
+
+def test_facts_are_bounded_ordered_by_kind_and_deduplicated():
+    b = B()
+    rules = [
+        "never call the payments API from tests", "always run ruff before committing", "don't add new dependencies",
+        "keep the public API of shop.client unchanged", "only touch files under src/shop/api",
+        "do not log API keys in plain text", "never push to main directly", "avoid sleeping in tests",
+        "the migration must stay reversible", "don't change the invoice numbering", "always use UTC in timestamps",
+        "never disable the CSRF middleware",
+    ]
+    for rule in rules:
+        b.user(rule)
+    b.asst("Root cause: the fixture never resets the clock.")
+    b.asst("root cause: the fixture never resets the clock!")  # same text
+    b.asst("Root cause: the fixture never resets the clock between the tests.")  # near duplicate
+    for n in range(12):
+        b.subagent(f"look {n}", f"Key finding: module_{n}.py defines handler_{n} in src/app/module_{n}.py:{n + 10}.")
+    for n in range(10):
+        b.asst(f"Service {n} only works with --flag-{n} set.")
+    got = facts(b)
+    assert len(got) == 25
+    kinds = [k for k, _ in got]
+    assert kinds == sorted(kinds, key=["constraint", "subagent", "root_cause", "quirk", "fact"].index)
+    assert [t for k, t in got if k == "root_cause"] == ["Root cause: the fixture never resets the clock."]
+    constraints = [t for k, t in got if k == "constraint"]
+    # over quota: the earliest and the latest are kept, and leftovers fill free slots in kind order
+    assert constraints[:4] == rules[:4]
+    assert constraints[-4:] == rules[-4:]
+
+
+def test_over_the_bound_the_earliest_and_latest_survive():
+    b = B()
+    rules = [f"never call endpoint_{n} directly from module_{n}" for n in range(30)]
+    for rule in rules:
+        b.user(rule)
+    got = [t for _, t in facts(b)]
+    assert got == rules[:21] + rules[-4:]
+
+
+def test_ordinary_narration_gives_few_facts():
+    b = B()
+    b.user("Fix the import error.")
+    for sentence in [
+        "Let me check the current implementation.", "I need to understand why this fails.",
+        "The issue is that we're not awaiting the promise.", "I'll only change the handler.",
+        "The tests need to be updated.", "Why does this happen?", "Perfect, that confirms the theory.",
+        "This function is only called from the CLI.", "The problem is interesting.",
+    ]:
+        b.asst(sentence)
+    assert facts(b) == [("root_cause", "The issue is that we're not awaiting the promise.")]
