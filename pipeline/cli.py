@@ -150,6 +150,22 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     click.echo(resume_mod.report(state, found.marker, context_lines, str(context_path)))
 
 
+#: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
+#: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def _register() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        for command in importlib.import_module(f"pipeline.commands.{name}").COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry: run the CLI and map exceptions to DESIGN.md exit codes."""
     from pipeline.errors import DuckTapeError, RedactionRefused
