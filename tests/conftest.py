@@ -26,3 +26,12 @@ def check_golden(relative: str, text: str) -> None:
         pytest.skip(f"UPDATE_GOLDEN=1: rewrote {path}")
     assert path.exists(), f"missing golden file {path}: run with UPDATE_GOLDEN=1 and review it"
     assert text == path.read_text(encoding="utf-8")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "corpus: reads ../shared/corpus (skipped where the corpus is absent)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("corpus") and not CORPUS.is_dir():
+        pytest.skip("../shared/corpus not present beside this checkout")

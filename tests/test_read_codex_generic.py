@@ -46,6 +46,7 @@ def _out(n: int, call_id: str, output, kind: str = "function_call_output") -> di
 # --- Codex corpus -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_corpus_review_subagent_rollout():
     t = read_transcript(str(ROLLOUT))
     assert t.meta.format == "codex-rollout" and t.meta.harness == "codex"

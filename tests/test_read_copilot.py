@@ -56,6 +56,7 @@ def _done(call_id: str, content: str | None = None, error: str | None = None, **
 # --- corpus ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_corpus_1059_events_meta_and_events():
     t = read_transcript(str(EVENTS_1059))
     assert t.meta.format == "copilot-events" and t.meta.harness == "copilot"
@@ -75,6 +76,7 @@ def test_corpus_1059_events_meta_and_events():
     ]
 
 
+@pytest.mark.corpus
 def test_corpus_legacy_counts():
     t = read_transcript(str(LEGACY))
     assert t.meta.format == "copilot-legacy"
@@ -92,6 +94,7 @@ def test_corpus_legacy_counts():
     assert all(e.timestamp for e in t.events)
 
 
+@pytest.mark.corpus
 def test_corpus_legacy_prompts_are_stripped_of_datetime():
     t = read_transcript(str(LEGACY))
     prompts = [e.text for e in t.events if e.kind == "user_prompt"]
@@ -103,6 +106,7 @@ def test_corpus_legacy_prompts_are_stripped_of_datetime():
     assert not any("current_datetime" in p for p in prompts)
 
 
+@pytest.mark.corpus
 def test_corpus_legacy_tool_calls_results_and_the_error():
     t = read_transcript(str(LEGACY))
     calls = [e for e in t.events if e.kind == "tool_call"]

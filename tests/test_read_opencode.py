@@ -66,6 +66,7 @@ def _shape(t) -> list[tuple]:
 # --- corpus ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_corpus_export():
     t = read_transcript(str(EXPORT))
     assert t.meta.format == "opencode-export" and t.meta.harness == "opencode"
@@ -95,6 +96,7 @@ def test_corpus_export():
     assert all(e.session_id == "ses_39b5d713cffeRgAoxPIwS3Plus" for e in t.events)
 
 
+@pytest.mark.corpus
 def test_corpus_messages_array():
     t = read_transcript(str(ARRAY))
     assert t.meta.format == "opencode-messages"
