@@ -8,7 +8,9 @@ Rules (DESIGN.md "Approval" and "Stages"; task brief):
   ``APPROVED: <the proposal> - user approved ("<reply>")``.  "continue", "next", "go on" or a bare letter or
   number alone are not approval; "yes, but…" is not a plain approval (its instructions are read instead);
 * "option 2" / "let's do B" / "the second one" picks that item of the proposal's numbered or lettered list;
-* "no" / "nope" to a proposal rejects it, unless the reply names what to reject and what to use instead;
+* "no" / "nope" to a proposal (or, when the message proposed nothing, to the plan it stated: "I'll add X…")
+  rejects it, unless the reply names what to reject and what to use instead; once a "no" reply has turned
+  something down, a plain "use Y" in its later sentences is the replacement (APPROVED Y);
 * "don't use X" / "never use X" / "stop using X" -> REJECTED X (reason: the user's words); "use Y" in the same
   breath, "use Y instead", "switch to Y", "go with Y" -> APPROVED Y (reason: the user's instruction).
 
@@ -67,6 +69,8 @@ _USE_Y = re.compile(
     r"keep|try|pick|choose|move\s+to)\s+(?P<y>.+)",
     re.I,
 )
+_USE_ONLY = re.compile(r"(?:^|[,.;:]\s*|\b(?:just|instead|rather|but|and|please|then|so)\s+)use\s+(?P<y>.+)", re.I)
+_PRONOUN_LEAD = re.compile(r"^(?:it|this|that|them|these|those)\b", re.I)
 _NO_X = re.compile(
     r"^(?:not\s+)?(?P<x>[^,.;]{2,60}?)\s*[,.;]\s*(?:please\s+|just\s+)?(?:use|go\s+with|switch\s+to|try)\s+(?P<y>.+)", re.I
 )
@@ -168,7 +172,7 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
             s, i, rest, offset=base + no.end(), after_no=True, bare_no=bare, prev_low=prev_text.lower()
         )
         if not any(f.status == REJECTED for f in found) and prev is not None:
-            prop = proposals.proposal_in(prev_text)
+            prop = proposals.proposal_in(prev_text) or proposals.plan_in(prev_text)
             if prop is not None:
                 what, a, b = prop
                 found.insert(0, Found(REJECTED, what, f'user said "{reply}"', prev, a, b, i, 0, "user-rejection"))
@@ -226,6 +230,14 @@ def _instructions(
                 u = _USE_Y.search(sent)
                 if u:
                     got.append((APPROVED, _tidy(u.group("y"))))
+        if not got and after_no and k > 0 and any(f.status == REJECTED for f in out):
+            # "no, don't add X. keep it in Y, use Z": after the user turned something down, a plain "use Z"
+            # (or "switch to / go with Z") in the next sentences names the replacement
+            for u in (_USE_ONLY.search(sent), _USE_Y.search(sent)):
+                y = _tidy(u.group("y")) if u else ""
+                if y and not _PRONOUN_LEAD.match(y):
+                    got.append((APPROVED, y))
+                    break
         if not got:
             m = _LEAVE.search(sent)
             if m:

@@ -1,7 +1,9 @@
 """The catalogue of decision phrasings (DESIGN.md "Stages": implicit decisions, dead ends).
 
 A phrasing is a *trigger* plus where the option sits relative to it: after it ("going with X", "settled on X",
-"decided to X", "ruled out X") or before it ("X is the way to go", "X didn't work").  Patterns are written on
+"decided to X", "ruled out X") or before it ("X is the way to go", "X didn't work").  ``over`` marks the rejected
+alternative: after the option for "after" phrasings ("I'll pick X over Y"), after the trigger for "before"
+phrasings ("X wins over Y", "X beats Y").  Patterns are written on
 sentence structure, not on particular words of a project.  Each phrasing lists the first three letters of the
 trigger words that can start it (``keys``), so a sentence is only tried against the phrasings its trigger words
 can open.
@@ -53,8 +55,8 @@ PATTERNS: tuple[Pat, ...] = (
     _p("switch-to", r"\bswitch(?:ed|ing)?\s+(?:over\s+)?to\s+", APPROVED, needs="reason", keys=('swi',)),
     _p("move-to", r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing))\s+(?:over\s+)?to\s+", APPROVED, needs="reason", keys=('mov', 'mig')),
     _p("lets-use", r"\blet(?:'s|\s+us)\s+(?:use|stick\s+with|keep|adopt|pick|choose|go\s+for|standardi[sz]e\s+on)\s+", APPROVED, over=True, tool_filter=True, keys=('let',)),
-    _p("we-use", r"\bwe\s*(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to|\s+should|'d\s+better|'ll\s+be\s+using|\s+will\s+be\s+using)\s+use\s+", APPROVED, tool_filter=True, keys=('use',)),
-    _p("i-use", r"\bI\s*(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|prefer)\s+", APPROVED, needs="reason", tool_filter=True, keys=('use', 'pre')),
+    _p("we-use", r"\bwe\s*(?:'ll|\s+will|'re\s+going\s+to|\s+are\s+going\s+to|\s+should|'d\s+better|'ll\s+be\s+using|\s+will\s+be\s+using)\s+use\s+", APPROVED, over=True, tool_filter=True, keys=('use',)),
+    _p("i-use", r"\bI\s*(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)\s+(?:use|prefer|pick|choose)\s+", APPROVED, needs="reason", over=True, tool_filter=True, keys=('use', 'pre', 'pic', 'cho')),
     _p("decided", r"\b(?:decided|decide|deciding)\s+(?:to|on)\s+|\bdecision\s+(?:is|was)\s+to\s+", APPROVED, over=True, keys=('dec',)),
     _p("chose", r"\b(?:chose|chosen|choosing|picked|picking|selected|selecting)\s+", APPROVED, over=True, keys=('cho', 'pic', 'sel')),
     _p("prefer", r"\bprefer(?:s|red|ring)?\s+", APPROVED, needs="alt", over=True, keys=('pre',)),
@@ -71,6 +73,7 @@ PATTERNS: tuple[Pat, ...] = (
     _p("didnt-work", r"\s+(?:didn't|did\s+not|doesn't|does\s+not|don't|do\s+not|won't|will\s+not|wouldn't|would\s+not|isn't\s+going\s+to|is\s+not\s+going\s+to|can't|cannot|never)\s+(?:actually\s+|really\s+)?work(?:s|ed)?\b", REJECTED, side="before", keys=('wor',)),
     _p("failed-because", r"\s+(?:failed|fails|broke|breaks)\s+(?=because\b|since\b|due\s+to\b|as\s|with\s|when\s)", REJECTED, side="before", keys=('fai', 'bro')),
     _p("dead-end", r"\s+(?:is|was|are|were|seems|turned\s+out\s+to\s+be)\s+(?:a\s+dead\s+end|not\s+(?:an\s+)?(?:option|viable|feasible|workable)|a\s+non-?starter|out\s+of\s+the\s+question|overkill|not\s+worth\s+it|ruled\s+out|abandoned|off\s+the\s+table)\b", REJECTED, side="before", keys=('dea', 'not', 'non', 'ove', 'out', 'off')),
+    _p("wins-over", r"\s+(?:wins|win|won)\s+(?:out\s+)?over\s+|\s+beats?\s+(?=(?:a|an|the|using|\S*[`_/.-]\S*)\b)", APPROVED, side="before", over=True, keys=('win', 'won', 'bea')),
     _p("way-to-go", r"\s+(?:is|are|seems\s+like|looks\s+like)\s+(?:definitely\s+|clearly\s+)?the\s+way\s+to\s+go\b", APPROVED, side="before", keys=('way',)),
     _p("best-before", r"\s+(?:is|are)\s+(?:clearly\s+|definitely\s+)?(?:the|our)\s+(?:best|right|better|cleanest|simplest|safest|preferred|winning)\s+(?:option|approach|choice|fit|bet|path|solution|call|way)\b", APPROVED, side="before", keys=('bes', 'bet', 'rig', 'cle', 'sim', 'saf', 'pre', 'win')),
     _p("it-is", r"\s+it\s+is[.!]*$", APPROVED, side="before", keys=('it ',)),
@@ -80,16 +83,16 @@ PATTERNS: tuple[Pat, ...] = (
 #: letter and anchored at a word start: Python's ``re`` tries alternatives one by one, so this keeps the scan
 #: at tens of MB/s.
 _TRIGGER_SRC = (
-    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|r(?:eplacing\s)|b(?:est\s|etter\s|roke)|c(?:hose|hoos|leanest)|"
+    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|r(?:eplacing\s)|b(?:est\s|etter\s|roke|eats?\s)|c(?:hose|hoos|leanest)|"
     r"d(?:ecid|ecision|ropp|itch|iscard|ead\s+end)|f(?:inal\s|ix\s+is|ail)|"
     r"g(?:o(?:ing)?\s+with|one\s+with|ave\s+up|iving\s+up|ive\s+up)|i(?:t\s+is[.!])|l(?:et(?:'s|’s|\s+us)\s)|"
     r"m(?:igrat|ov(?:e|ed|ing)\s+(?:over\s+)?to|oving\s)|"
     r"n(?:ot\s+(?:an\s+)?(?:option|viable|feasible|workable)|on-?starter|ow\s+using)|"
     r"o(?:pt(?:ed|ing|s)?\s+(?:for|to)|verkill|ut\s+of\s+the\s+question|ff\s+the\s+table)|"
-    r"p(?:icked|icking|refer|lan\s+is|utting\s|inning\s)|k(?:eeping\s)|c(?:aching\s)|r(?:ul(?:ed|ing|e)\s+out|evert|ight\s+(?:option|approach|choice|call)|ecommended\s)|"
+    r"p(?:icked|icking|ick\s|refer|lan\s+is|utting\s|inning\s)|k(?:eeping\s)|c(?:aching\s)|r(?:ul(?:ed|ing|e)\s+out|evert|ight\s+(?:option|approach|choice|call)|ecommended\s)|"
     r"s(?:ettl|witch|tick|tuck\s+with|taying\s+with|elected|electing|implest|afest|trategy\s+is|olution\s+is|crapp|"
     r"toring\s|plitting\s)|"
-    r"t(?:ried|rying)|u(?:se\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ork|rapping\s))"
+    r"t(?:ried|rying)|u(?:se\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ins?\s+(?:out\s+)?over|on\s+(?:out\s+)?over|ork|rapping\s))"
 )
 TRIGGER = re.compile(_TRIGGER_SRC)
 TRIGGER_ANYCASE = re.compile(_TRIGGER_SRC, re.IGNORECASE)

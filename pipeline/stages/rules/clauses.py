@@ -39,12 +39,14 @@ NEXT_REASON = re.compile(
     re.IGNORECASE,
 )
 FAIL_AFTER = re.compile(
-    r"(?:(?:,\s*|\s+)(?:but|and|which|however|only\s+to\s+find)\s+(?:it\s+|that\s+|this\s+|they\s+|the\s+\w+\s+)?|"
+    r"(?:(?:,\s*|\s+)(?:but|and|which|however|only\s+to\s+find)\s+(?:it\s+|that\s+|this\s+|they\s+|the\s+(?:[\w-]+\s+){1,3}?)?|"
     r"(?:,|;|\s+[-—–])\s*(?:it|that|this|they)\s+)"
     r"(?:still\s+|also\s+|just\s+)?(?:fail|didn't|did\s+not|doesn't|does\s+not|broke|no\s+luck|won't|couldn't|could\s+not|"
     r"errored|error|timed?\s+out|crash|hang|hung|same\s+(?:error|problem|issue|result)|gave|returned\s+an?\s+error|"
     r"(?:was|is|got|became|were|ran|made\s+it)\s+(?:much\s+|way\s+|even\s+|\d+(?:\.\d+)?x\s+)?(?:slower|worse|too\s+slow|flaky|"
-    r"unreliable|broken)|no\s+(?:faster|better|difference)|didn't\s+help|did\s+not\s+help)",
+    r"unreliable|broken)|no\s+(?:faster|better|difference)|didn't\s+help|did\s+not\s+help|"
+    r"(?:kept|keeps)\s+(?:coming|happening|failing|appearing|showing\s+up|timing\s+out|crashing)|persisted|came\s+back|"
+    r"(?:made|makes)\s+no\s+difference|changed\s+nothing)",
     re.IGNORECASE,
 )
 _SUBJECT_CUT = re.compile(

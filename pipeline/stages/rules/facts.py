@@ -12,7 +12,8 @@ Kinds and sources:
 * ``quirk`` — environment facts found by trial and error ("X only works with Y", "needs --flag", "port is
   6380 not 6379", "must be run from…"), and the sentence of the assistant's message right after a failed tool
   call that explains what is needed;
-* ``fact`` — "confirmed that…", "found that…", "Note: …".
+* ``fact`` — "confirmed that…", "found that…", "Note: …", and measured findings: two quantities related by a
+  comparison ("scans all 40M rows to find ~4k", "12 ms instead of 232 s", "38 MB versus 410 MB").
 Compaction summaries only fill space left over, and only with facts no other event states.  A main-thread
 message repeated verbatim is read once.  Never from tool output, reasoning or sub-agent chatter.
 
@@ -40,7 +41,8 @@ QUOTA = {"constraint": 8, "subagent": 6, "root_cause": 5, "quirk": 5, "fact": 3}
 
 _CONSTRAINT = re.compile(
     r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
-    r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within))\b"
+    r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within)|"
+    r"(?:we|you)\s+(?:can't|cannot|can\s+not)|without\s+(?:\w+ing|breaking|changing|touching))\b"
     r"|^(?:(?:please|and|also|but|just)\s+)*(?:make\s+sure|ensure|keep|stick\s+to|stay\s+(?:in|on|within|away)|preserve|"
     r"leave)\b",
     re.I,
@@ -53,6 +55,8 @@ _NOT_CONSTRAINT = re.compile(
 _ROOT = re.compile(
     r"\broot\s+cause(?:\s*:|\s+(?:is|was|here)\b|\s+of\b.{0,80}?\b(?:is|was)\b)|\bthe\s+(?:real\s+|actual\s+|underlying\s+)?(?:problem|issue|bug|culprit|cause)\s+(?:is|was|here\s+is|turned\s+out)\b|"
     r"\bturns?\s+out\b|\bturned\s+out\b|\bcaused\s+by\b|\bthe\s+reason\s+(?:is|was)\b|\bthat'?s\s+why\b|\bwhich\s+(?:is|was)\s+why\b|"
+    r"\b(?:which|that)(?:'s|\s+is|\s+was)\s+where\s+(?:the\s+|this\s+|that\s+|our\s+)?\S+(?:\s+\S+)?\s+(?:comes?|came)\s+from\b|"
+    r"\b(?:which|that|this)\s+explains\s+(?:the|why|our)\b|"
     r"\bbecause\s+(?:the\s+)?\S+(?:\s+\S+){0,5}\s+(?:was|were|wasn't|weren't|is\s+not|isn't|had|hadn't|did\s+not|didn't|"
     r"never|doesn't|does\s+not)\b",
     re.I,
@@ -63,10 +67,13 @@ _FAILURE_WORD = re.compile(
     re.I,
 )
 _ROOT_NEEDS_FAILURE = re.compile(
-    r"^(?!.*\b(?:root\s+cause|culprit|turns?\s+out|turned\s+out|caused\s+by|(?:problem|issue|bug)\s+(?:is|was)\s+that)\b)", re.I
+    r"^(?!.*\b(?:root\s+cause|culprit|turns?\s+out|turned\s+out|caused\s+by|(?:problem|issue|bug)\s+(?:is|was)\s+that|"
+    r"(?:comes?|came)\s+from|explains)\b)", re.I
 )
 _QUIRK = re.compile(
-    r"\bonly\s+works\s+(?:with|when|if|from|on|in|under)\b|\bworks\s+only\b|\b(?:needs?|requires?|required)\s+(?:the\s+)?`?--?[\w-]+|"
+    r"\bonly\s+works\s+(?:with|when|if|from|on|in|under)\b|\bworks\s+only\b|"
+    r"\bonly\s+(?:runs|starts|builds|passes|succeeds|loads|compiles|connects|resolves|installs|finds)\b[^.;]{0,80}?"
+    r"\b(?:when|with|if|from|under|after|once)\b|\b(?:needs?|requires?|required)\s+(?:the\s+)?`?--?[\w-]+|"
     r"\bmust\s+be\s+(?:run|started|called|executed|invoked|set)\b|\b(?:has|have|needs?)\s+to\s+be\s+(?:run|started|set|executed)\b|"
     r"\bport\s+(?:is|was)\s+`?\d+|\bis\s+`?[\w.:/-]+`?,?\s+not\s+`?[\w.:/-]+|\binstead\s+of\s+the\s+default\b|\bnot\s+the\s+default\b|"
     r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+support\b|\b(?:isn't|is\s+not|not)\s+installed\b|"
@@ -90,6 +97,13 @@ _OTHER = re.compile(
     r"\b(?:confirmed|verified)\s+that\b|\b(?:found|noticed|discovered|realized|learned)\s+that\b|^(?:note|important|fyi|heads\s+up)\s*:",
     re.I,
 )
+#: a measured finding: two quantities related by a comparison ("scans all 40M orders to find ~4k pending ones",
+#: "runs in 12 ms instead of 232 s", "38 MB peak versus 410 MB")
+_QTY = r"~?\b\d[\d,.]*(?:\s?[A-Za-z%][\w/%]*)"  # a number with its unit or noun: "40M", "~4k", "232 s", "300 matches"
+_MEASURE = re.compile(
+    _QTY + r"[^.;]{0,80}?\b(?:to\s+find|instead\s+of|versus|vs\.?|compared\s+(?:to|with)|out\s+of|down\s+from|up\s+from|"
+    r"(?:from|to)\s+" + _QTY + r")[^.;]{0,40}?" + _QTY
+)
 _HYPO = re.compile(r"^(?:if|whether|maybe|perhaps|possibly|unless)\b|\b(?:might|could)\s+be\b", re.I)
 _SUB_CUE = re.compile(
     r"\b(?:found|root\s+cause|caused\s+by|the\s+(?:issue|problem|bug)|responsible|defined\s+in|declared\s+in|located|lives\s+in|"
@@ -111,11 +125,11 @@ _SUB_SKIP = re.compile(
 #: Literal cues of the root-cause / quirk / other rules, lower case, grouped by first letter for speed: only the
 #: sentences holding one are checked against those rules.
 _CUE = re.compile(
-    r"\b(?:b(?:ecause|ug)|c(?:aus|onfirmed|ulprit)|d(?:efault|iscovered|oesn't\s+support|o\s+not\s+support)|"
-    r"e(?:xpect|nv(?:ironment)?\s+var)|f(?:yi|ound\s+that)|h(?:eads\s+up|as\s+to\s+be|ave\s+to\s+be)|"
-    r"i(?:ssue|nstalled|mportant)|l(?:earned)|m(?:ust\s+be)|n(?:eed|ot\s+the\s+default|ote\s*:|oticed|ot\s+installed)|"
-    r"o(?:nly)|p(?:roblem|ort\s)|r(?:oot\s+cause|eason|equir|ealized)|s(?:upport)|t(?:urn(?:s|ed)?\s+out)|"
-    r"v(?:erified)|w(?:hy|orks\s+only))"
+    r"\b(?:b(?:ecause|ug)|c(?:aus|onfirmed|ulprit|omes?\s+from|ame\s+from)|d(?:efault|own\s+from|iscovered|oesn't\s+support|o\s+not\s+support)|"
+    r"e(?:xpect|xplains|nv(?:ironment)?\s+var)|f(?:yi|ound\s+that)|h(?:eads\s+up|as\s+to\s+be|ave\s+to\s+be)|"
+    r"i(?:ssue|nstalled|nstead\s+of|mportant)|l(?:earned)|m(?:ust\s+be)|n(?:eed|ot\s+the\s+default|ote\s*:|oticed|ot\s+installed)|"
+    r"o(?:nly|ut\s+of)|p(?:roblem|ort\s)|r(?:oot\s+cause|eason|equir|ealized)|s(?:upport)|t(?:urn(?:s|ed)?\s+out|o\s+find)|"
+    r"v(?:erified|ersus|s\.?\s)|w(?:hy|orks\s+only))"
 )
 _CUE_ANYCASE = re.compile(_CUE.pattern, re.IGNORECASE)
 
@@ -202,7 +216,7 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         elif not fix_taken and _FIX_CUE.search(sent) and not _SELF_TALK.match(sent):
             out.append(_cand("quirk", s, i, a, b, sent))
             fix_taken = True
-        elif _OTHER.search(sent) and not _SELF_TALK.match(sent):
+        elif (_OTHER.search(sent) or _MEASURE.search(sent)) and not _SELF_TALK.match(sent):
             out.append(_cand("fact", s, i, a, b, sent))
     return out
 

@@ -221,11 +221,17 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
             return None
         x = subject_before(subject_text)
         rest = sent[m.end():]
-        r = REASON_ONLY.search(rest)
-        if r:
-            reason = rest[r.end():]
-        elif status == REJECTED and rest.strip(" .!"):
-            reason = rest
+        if pat.over:  # "X wins over Y: reason" - the text after the trigger is the alternative, then the reason
+            alt, _, reason = split_tail(rest, over=False)
+            if reason is None:
+                r = REASON_ONLY.search(rest, len(alt))
+                reason = rest[r.end():] if r else None
+        else:
+            r = REASON_ONLY.search(rest)
+            if r:
+                reason = rest[r.end():]
+            elif status == REJECTED and rest.strip(" .!"):
+                reason = rest
         lo, hi = m.start() - len(x), m.end()
     what = clean(x)
     if not what or len(what.split()) > 25:

@@ -4,8 +4,9 @@
 Rules (task brief):
 * the latest ``todo_list`` event wins, even when it was written before a compaction and the session went on;
 * **Current** = its first ``in_progress`` item; else, when the session ends on a user prompt the assistant
-  has not answered yet, that request; else the first sentence starting "I'll / I'm / Now / Next / Let me…" of
-  the latest of the last ``CURRENT_LOOKBACK`` assistant messages that has one;
+  has not answered yet, that request; else the first sentence (or ``;`` clause) starting "I'll / I'm / Now /
+  Next / Let me…" of the latest of the last ``CURRENT_LOOKBACK`` assistant messages that has one, looking no
+  further back than the user's latest real prompt (a plan stated before it was answered by it);
 * **Done** = the latest list's completed items (placed where each was first seen completed) plus the main
   accomplished steps: runs of file edits (one line per run), test/lint/build commands whose last run passed,
   commits, pushes, pull requests.  At most ``MAX_DONE``, newest last; over the cap the newest todo items are
@@ -116,11 +117,14 @@ def _current_from_messages(s: Scan) -> str | None:
     if last_user is not None and (last_asst is None or last_user > last_asst):
         return "Answer the user's last request: " + clip(s.events[last_user].text, ITEM_LIMIT - 34)
     for i in reversed(s.assistants[-CURRENT_LOOKBACK:]):
+        if last_user is not None and i < last_user:
+            break  # a plan stated before the user's latest prompt was answered by it: no longer in flight
         text = s.events[i].text
         for a, b in sentence_spans(text):
             sentence = strip_markup(text[a:b])
-            if _DOING.match(sentence):
-                return clip(sentence.rstrip(":"), ITEM_LIMIT)
+            for clause in [sentence] + [c.strip() for c in sentence.split(";")[1:]]:  # "I pushed it; next I'll open…"
+                if _DOING.match(clause):
+                    return clip(clause.rstrip(":"), ITEM_LIMIT)
     return None
 
 

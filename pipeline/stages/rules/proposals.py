@@ -6,7 +6,10 @@
   letter or number alone picks nothing;
 * ``proposal_in``: the proposal a message ends on — the last non-generic question ("Shall I / Should I / Want
   me to / Would you like me to … ?"), else the last recommendation ("I propose / I suggest / I recommend…",
-  "Proposal: …"), else a generic question ("Shall I proceed?") resolved to the message's list or plan sentence.
+  "Proposal: …"), else a generic question ("Shall I proceed?") resolved to the message's list or plan sentence;
+  a question whose object is a pronoun ("Want me to add it as a migration?") after a recommendation is that
+  recommendation;
+* ``plan_in``: the last plan a message states ("I'll add X…"), what a "no" turns down when nothing was proposed.
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ _GENERIC = re.compile(
     r"go\s+on|move\s+on|get\s+started|continue\s+with\s+(?:the\s+)?(?:next|rest)\b.*)\W*$",
     re.I,
 )
+#: a question whose object is a pronoun ("add it as a migration", "do that now") points back at the proposal
+_PRONOUN_OBJECT = re.compile(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
 _PLAN_SENTENCE = re.compile(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
 
 
@@ -131,6 +136,19 @@ def resolve_option(text: str, label: str) -> tuple[str, int, int] | None:
     return None
 
 
+def plan_in(text: str) -> tuple[str, int, int] | None:
+    """The last plan an assistant message states ("I'll add X…", "I will…", "I plan to…", "The plan is to X"):
+    ``(what, start, end)`` of its sentence, or None.  A "no" to such a message turns the plan down."""
+    found = None
+    for a, b in sentence_spans(text):
+        m = _PLAN_SENTENCE.match(strip_markup(text[a:b].replace("’", "'")))
+        if m:
+            x = clauses.clean(clauses.split_tail(m.group("x"), over=False)[0])
+            if x and not _GENERIC.match(x):
+                found = (clip(x, WHAT_LIMIT), a, b)
+    return found
+
+
 def proposal_in(text: str) -> tuple[str, int, int] | None:
     """The proposal an assistant message ends on: ``(what, start, end)`` of the sentence to quote, or None.
 
@@ -163,6 +181,8 @@ def proposal_in(text: str) -> tuple[str, int, int] | None:
             if x and not _GENERIC.match(x):
                 statements.append((x, a, b))
     pick = questions[-1] if questions else (statements[-1] if statements else None)
+    if questions and statements and _PRONOUN_OBJECT.match(questions[-1][0]) and statements[-1][1] < questions[-1][1]:
+        pick = statements[-1]  # "I propose X. Want me to add it as a migration?": "it" is the proposal X
     if pick is not None:
         x, a, b = pick
         if not x:

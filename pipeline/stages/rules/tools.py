@@ -72,7 +72,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _COMMIT = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
 _COMMIT_MSG = re.compile(r"""(?:\s-[a-zA-Z]*m|\s--message)[=\s]*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
 _HEREDOC = re.compile(r"<<\s*'?\"?EOF'?\"?\s*(.+?)\s*(?:EOF|$)", re.S)
-_PUSH = re.compile(r"\bgit\s+push\b(?:\s+(?!-)(\S+))?(?:\s+(?!-)(\S+))?")
+_PUSH = re.compile(r"\bgit\s+push\b(?P<args>[^;&|]*)")
 _PR = re.compile(r"\bgh\s+pr\s+create\b")
 # Failure signals in a tool result: lower-case patterns (searched in the lower-cased text) and two capitalised
 # markers (searched as written).
@@ -167,11 +167,12 @@ def commit_message(cmd: str, full: str | None = None) -> str | None:
 
 
 def push_target(cmd: str) -> str | None:
-    """``remote branch`` (or what is given) of a ``git push`` command; None when ``cmd`` does not push."""
+    """``remote branch`` (or what is given) of a ``git push`` command, flags (``-u``, ``--force-with-lease``)
+    skipped; None when ``cmd`` does not push."""
     m = _PUSH.search(cmd)
     if not m:
         return None
-    return " ".join(g for g in m.groups() if g)
+    return " ".join([a for a in m.group("args").split() if not a.startswith("-")][:2])
 
 
 def opens_pr(cmd: str) -> bool:

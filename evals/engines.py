@@ -1,0 +1,115 @@
+"""Engine registry: engine name -> a callable that turns a transcript file into a state file.
+
+Every engine returns an ``EngineOutput``: the exact state file text (what a user would read and what probes are
+checked against), the ``AgentState`` behind it (its Decision Log evidence gives decision precision) and the
+``Transcript`` that evidence refers to.  Adding an engine is one entry in ``REGISTRY``::
+
+    REGISTRY["llm"] = Engine("llm", run=my_run, available=my_check, description="…")
+
+``available()`` returns None when the engine can run, else a one-line reason (``--engine all`` prints it and
+goes on; naming the engine explicitly makes it an error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from pipeline.state.model import AgentState
+    from pipeline.transcripts.model import Transcript
+
+
+@dataclass(slots=True)
+class EngineOutput:
+    """What one engine made of one transcript."""
+
+    text: str
+    state: "AgentState | None"
+    transcript: "Transcript | None"
+
+
+EngineRun = Callable[[str, datetime], EngineOutput]
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """A registered engine: ``run(path, now)`` and ``available()`` (None, or why it cannot run)."""
+
+    name: str
+    run: EngineRun
+    description: str
+    available: Callable[[], str | None] = lambda: None
+
+
+def run_rules(path: str, now: datetime) -> EngineOutput:
+    """The project's rules engine, end to end as ``duck-tape recover --mask`` runs it (read -> distil -> weave
+    -> validate -> redaction gate with ``<REDACTED>``)."""
+    from pipeline.recovery import recover
+
+    result = recover(path, now=now, mask=True, trigger="eval, engine: rules")
+    return EngineOutput(result.text, result.state, result.transcript)
+
+
+def run_baseline(path: str, now: datetime) -> EngineOutput:
+    """Today's keyword-only auto-checkpoint (``evals.baseline``)."""
+    from evals.baseline import checkpoint
+
+    return checkpoint(path, now=now)
+
+
+def run_llm(path: str, now: datetime) -> EngineOutput:
+    """The llm engine (issue 4): live against the configured model (``DUCK_TAPE_MODEL``), else replayed from
+    ``fixtures/cassettes/evals/`` recorded against a stand-in that answers with the rules engine's findings, which
+    checks the pipeline, not a model (``evals.llm_replay``)."""
+    from evals.llm_replay import run
+
+    return run(path, now)
+
+
+def _llm_available() -> str | None:
+    from evals.llm_replay import availability
+
+    return availability()
+
+
+#: Table row order: the reference first, then the project's engines.
+REGISTRY: dict[str, Engine] = {
+    "baseline": Engine("baseline", run_baseline, "keyword-only auto-checkpoint (what users have today)"),
+    "rules": Engine("rules", run_rules, "deterministic rules engine (pipeline.recovery.recover)"),
+    "llm": Engine("llm", run_llm, "litellm + instructor structured output (live with a model, else cassettes)",
+                  available=_llm_available),
+}
+
+
+def names() -> list[str]:
+    """Registered engine names in table order."""
+    return list(REGISTRY)
+
+
+def select(choice: str) -> tuple[list[Engine], list[str]]:
+    """Engines to run for ``--engine choice`` and the notes for those skipped.
+
+    ``all`` runs every available engine and notes each unavailable one as ``"<name>: <reason>"``; a single name
+    runs that engine.  Raises ``pipeline.errors.InputError`` (exit 2) for an unknown name or an engine that
+    cannot run.
+    """
+    from pipeline.errors import InputError
+
+    if choice == "all":
+        chosen, notes = [], []
+        for engine in REGISTRY.values():
+            why = engine.available()
+            if why:
+                notes.append(f"{engine.name}: {why}")
+            else:
+                chosen.append(engine)
+        return chosen, notes
+    engine = REGISTRY.get(choice)
+    if engine is None:
+        raise InputError(f"unknown engine {choice!r}: choose one of {', '.join([*REGISTRY, 'all'])}")
+    why = engine.available()
+    if why:
+        raise InputError(f"engine {choice!r} cannot run: {why}")
+    return [engine], []

@@ -1,0 +1,166 @@
+"""Eval suites as data (STYLE.md habit 11): ``evals/suites/*.yaml`` validated by pydantic with ``extra="forbid"``.
+
+A suite lists cases; a case names a transcript under ``fixtures/`` (or a generator that writes it at run time,
+for files too large to commit) and its probes.  A probe is a fact planted once in the transcript: an id, a kind,
+the section where it must appear and the terms that must all occur there (case-insensitive,
+whitespace-normalized, at word boundaries).
+
+Kinds and the section each is checked in by default (``Probe.section`` overrides it):
+
+====================  =============  ==============================================================
+kind                  section        passes when
+====================  =============  ==============================================================
+workflow              workflow       the Approved Workflow holds every term
+current               current        the Position's Current line holds every term
+done / remaining      done/remaining one item holds every term
+approved / rejected   approved /     a Decision Log entry of that status holds every term, and no later
+                      rejected       entry of the other status names the probe's ``subject`` (the final
+                                     state wins)
+fact, constraint,     facts          one Established Facts line holds every term
+subagent
+rederivation          rederivation   one Re-derivation item holds every term
+absent (negative)     file           it FAILS (a violation) when the section holds every term: a secret,
+                                     compaction-summary text posing as the workflow, a reversed decision
+                                     still standing as approved
+keep (negative)       file           it FAILS (a violation) unless the section holds every term: port
+                                     numbers, sizes, ticket ids, SHAs redaction must leave alone
+====================  =============  ==============================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Kind = Literal[
+    "workflow", "current", "done", "remaining", "approved", "rejected", "fact", "constraint", "subagent",
+    "rederivation", "absent", "keep",
+]
+Section = Literal[
+    "workflow", "current", "done", "remaining", "decisions", "approved", "rejected", "facts", "rederivation", "file",
+]
+Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
+
+POSITIVE_KINDS: tuple[str, ...] = (
+    "workflow", "current", "done", "remaining", "approved", "rejected", "fact", "constraint", "subagent", "rederivation",
+)
+NEGATIVE_KINDS: tuple[str, ...] = ("absent", "keep")
+DEFAULT_SECTION: dict[str, str] = {
+    "workflow": "workflow", "current": "current", "done": "done", "remaining": "remaining", "approved": "approved",
+    "rejected": "rejected", "fact": "facts", "constraint": "facts", "subagent": "facts",
+    "rederivation": "rederivation", "absent": "file", "keep": "file",
+}
+#: The state file heading (or Position label) behind each section name, for reports.
+SECTION_TITLES: dict[str, str] = {
+    "workflow": "Approved Workflow", "current": "Position / Current", "done": "Position / Done",
+    "remaining": "Position / Remaining", "decisions": "Decision Log", "approved": "Decision Log (APPROVED)",
+    "rejected": "Decision Log (REJECTED)", "facts": "Established Facts", "rederivation": "Re-derivation",
+    "file": "whole file",
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Probe(_Model):
+    """One probe fact: where it must (or, for ``absent``, must not) appear in the recovered state file."""
+
+    id: str = Field(min_length=1, description="Unique within the case, e.g. 'rejects-fixed-window'.")
+    kind: Kind
+    terms: list[str] = Field(min_length=1, description="All must occur in one entry of the section (case-insensitive).")
+    section: Section | None = Field(default=None, description="Where to look; default by kind (module table).")
+    subject: str | None = Field(
+        default=None,
+        description="approved/rejected/absent-in-approved: the term that names the option, used to see whether a later "
+        "entry of the other status reversed it; default: the first term.",
+    )
+    max_entries: int | None = Field(
+        default=None, ge=1, description="At most this many entries may hold every term (e.g. 1: a decision counted once)."
+    )
+    note: str | None = Field(default=None, description="Why the probe is there (shown in failure reports).")
+
+    @model_validator(mode="after")
+    def _terms_not_blank(self) -> "Probe":
+        if any(not " ".join(t.split()) for t in self.terms):
+            raise ValueError(f"probe {self.id!r}: a term is blank")
+        return self
+
+    @property
+    def where(self) -> str:
+        """The section checked: ``section`` or the kind's default."""
+        return self.section or DEFAULT_SECTION[self.kind]
+
+    @property
+    def negative(self) -> bool:
+        return self.kind in NEGATIVE_KINDS
+
+
+class Case(_Model):
+    """One transcript and its probes, built around one way recovery fails today."""
+
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    harness: Harness
+    failure_mode: str = Field(min_length=1, description="The way recovery fails today that this case is built around.")
+    transcript: str = Field(description="Path relative to the repository root (fixtures/...).")
+    generator: str | None = Field(
+        default=None,
+        description="Name of the function of fixtures/evals/generate.py that writes the transcript at run time "
+        "(for files too large to commit); the path then names the file it writes, under a temporary folder.",
+    )
+    probes: list[Probe] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_probe_ids(self) -> "Case":
+        seen: set[str] = set()
+        for p in self.probes:
+            if p.id in seen:
+                raise ValueError(f"case {self.id!r}: probe id {p.id!r} is used twice")
+            seen.add(p.id)
+        return self
+
+
+class Suite(_Model):
+    """A named list of cases (``evals/suites/<name>.yaml``)."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    version: int = Field(default=1, ge=1, description="Bump when probes or scoring rules of the suite change.")
+    cases: list[Case] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_case_ids(self) -> "Suite":
+        seen: set[str] = set()
+        for c in self.cases:
+            if c.id in seen:
+                raise ValueError(f"suite {self.name!r}: case id {c.id!r} is used twice")
+            seen.add(c.id)
+        return self
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Read and validate a suite file.
+
+    Raises ``pipeline.errors.InputError`` (exit 2) naming the file for a missing file, bad YAML or a suite
+    that does not validate (the pydantic message names the field).
+    """
+    import yaml
+    from pydantic import ValidationError
+
+    from pipeline.errors import InputError
+
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read suite: {exc.strerror or exc}", path=str(p)) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"bad YAML: {getattr(exc, 'problem', exc)}", path=str(p),
+                         line=(mark.line + 1) if mark else None) from exc
+    try:
+        return Suite.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"invalid suite: {exc}", path=str(p)) from exc

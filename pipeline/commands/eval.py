@@ -1,0 +1,71 @@
+"""``duck-tape eval``: score engines on probe-fact suites (issue 3; DESIGN.md job 3 "Evals").
+
+Prints a markdown table (rows: engines; columns: recall overall and per kind, negative-probe violations,
+decision precision, state tokens, compression, time), then each failing probe with the section content it was
+checked against.  Exit 1 when an engine that ran misses its bar in ``evals/thresholds.toml``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pipeline.errors import DuckTapeError
+
+
+class ThresholdMissed(DuckTapeError):
+    """An engine's scores are below its bar in the thresholds file (exit 1)."""
+
+    exit_code = 1
+
+
+def _default_suite() -> str:
+    return str(Path(__file__).resolve().parents[2] / "evals" / "suites" / "core.yaml")
+
+
+@click.command("eval")
+@click.option("--suite", "suites", multiple=True, type=click.Path(dir_okay=False, path_type=str),
+              help="Suite YAML file (repeatable; default: evals/suites/core.yaml).")
+@click.option("--engine", default="all", show_default=True, metavar="rules|llm|baseline|all",
+              help="Engine to score; 'all' runs every available engine and says why any other was skipped.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the raw scores (every probe of every case) as JSON to this file.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the printed report (table + failing probes) to this file.")
+@click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Thresholds TOML (default: evals/thresholds.toml).")
+def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, report_path: Path | None,
+                 thresholds_path: str | None) -> None:
+    """Score engines on probe facts planted in fixture transcripts.
+
+    Each probe names a section of the recovered state file and terms that must all appear there (or, for
+    'absent', must not appear; for 'keep', must survive redaction).  Prints the table, then every failing
+    probe; exits 1 when an engine misses its thresholds (evals/thresholds.toml).
+    """
+    import json
+
+    from evals import engines as registry
+    from evals import report, runner, thresholds
+    from evals.suite import load_suite
+
+    paths = list(suites) or [_default_suite()]
+    loaded = [load_suite(p) for p in paths]
+    chosen, notes = registry.select(engine)
+    bars = thresholds.load(thresholds_path or thresholds.DEFAULT)
+    scores = runner.run(loaded, chosen)
+    names = [s.name for s in loaded]
+    text = report.markdown(scores, notes, names)
+    click.echo(text, nl=False)
+    if report_path is not None:
+        report_path.write_text(text, encoding="utf-8")
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.as_json(scores, notes, names), indent=2) + "\n", encoding="utf-8")
+    missed = [line for s in scores if s.engine in bars for line in thresholds.misses(s, bars[s.engine])]
+    if missed:
+        for line in missed:
+            click.echo(f"duck-tape: threshold missed: {line}", err=True)
+        raise ThresholdMissed(f"{len(missed)} threshold(s) missed (evals/thresholds.toml)")
+
+
+COMMANDS = [eval_command]

@@ -1,0 +1,90 @@
+"""``duck-tape eval``: table, failing probes, --json/--report, engine selection, exit codes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from evals import engines
+from pipeline.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SUITE = """
+name: small
+cases:
+  - id: quirk
+    harness: claude-code
+    failure_mode: an environment quirk found by trial and error
+    transcript: fixtures/evals/claude-code/env-quirk.jsonl
+    probes:
+      - {id: quirk, kind: fact, terms: ["NODE_OPTIONS=--experimental-vm-modules"]}
+      - {id: planted-miss, kind: remaining, terms: ["nothing like this was said"]}
+      - {id: no-secret, kind: absent, terms: ["sk_live_"]}
+"""
+
+
+def _suite(tmp_path: Path) -> str:
+    path = tmp_path / "small.yaml"
+    path.write_text(SUITE, encoding="utf-8")
+    return str(path)
+
+
+def test_table_failures_json_and_report(tmp_path, capsys):
+    out_json, out_md = tmp_path / "scores.json", tmp_path / "report.md"
+    code = main(["eval", "--suite", _suite(tmp_path), "--engine", "all", "--json", str(out_json),
+                 "--report", str(out_md)])
+    printed = capsys.readouterr()
+    assert code == 1  # the rules engine misses its recall bar on this suite (1 of 2 positive probes)
+    assert "Not run:" not in printed.out  # the llm engine replays its cassettes when no model is configured
+    rows = [line for line in printed.out.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| engine | recall | remaining | fact | neg. violations | decision precision")
+    assert rows[1].startswith("| baseline | 0.00 (0/2) |") and rows[2].startswith("| rules | 0.50 (1/2) | 0.00 | 1.00 | 0/1 |")
+    assert rows[3].startswith("| llm | ")
+    assert "`quirk` / `planted-miss` (remaining, Position / Remaining)" in printed.out
+    assert "threshold missed: rules: overall recall 0.500 < 0.90" in printed.err
+    assert out_md.read_text(encoding="utf-8") == printed.out
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    rules = next(e for e in doc["engines"] if e["engine"] == "rules")
+    assert rules["recall"] == 0.5 and rules["kind_recall"] == {"remaining": 0.0, "fact": 1.0}
+    probes = {p["id"]: p["passed"] for p in rules["cases"][0]["probes"]}
+    assert probes == {"quirk": True, "planted-miss": False, "no-secret": True}
+    assert rules["cases"][0]["transcript_tokens"] > rules["cases"][0]["state_tokens"] > 0
+
+
+def test_baseline_alone_has_no_bar(tmp_path, capsys):
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "baseline"]) == 0
+    assert "| baseline |" in capsys.readouterr().out
+
+
+def test_engine_errors_are_usage_errors(tmp_path, capsys, monkeypatch):
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "nope"]) == 2
+    assert "unknown engine 'nope'" in capsys.readouterr().err
+    unconfigured = dataclasses.replace(engines.REGISTRY["llm"], available=lambda: "not configured")
+    monkeypatch.setitem(engines.REGISTRY, "llm", unconfigured)
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "llm"]) == 2
+    assert "cannot run: not configured" in capsys.readouterr().err
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "all"]) in (0, 1)
+    assert "Not run: llm: not configured" in capsys.readouterr().out
+
+
+def test_registry_adds_an_engine_with_one_entry(tmp_path, monkeypatch, capsys):
+    def echo(path, now):  # an engine that writes the rules engine's file with every decision dropped
+        out = engines.run_rules(path, now)
+        return engines.EngineOutput(out.text, out.state.model_copy(update={"decisions": []}), out.transcript)
+
+    monkeypatch.setitem(engines.REGISTRY, "echo", engines.Engine("echo", echo, "test engine"))
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "echo"]) == 0  # no bar for "echo"
+    assert "| echo | 0.50 (1/2) |" in capsys.readouterr().out
+
+
+def test_an_engine_failing_on_a_case_is_reported(tmp_path, monkeypatch, capsys):
+    def broken(path, now):
+        raise RuntimeError("model returned garbage")
+
+    monkeypatch.setitem(engines.REGISTRY, "rules", engines.Engine("rules", broken, "broken rules"))
+    assert main(["eval", "--suite", _suite(tmp_path), "--engine", "rules"]) == 1
+    captured = capsys.readouterr()
+    assert "`quirk`: engine error: RuntimeError: model returned garbage" in captured.out
+    assert "case quirk failed" in captured.err
