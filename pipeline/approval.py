@@ -42,3 +42,22 @@ def ask(question: str, *, read: Callable[[str], str] | None = None) -> bool:
     except EOFError:
         return False
     return is_approval(answer)
+
+
+def confirm_write(target: str, *, yes: bool) -> None:
+    """Approval of a previewed write (DESIGN.md "Approval"): return when approved, else raise ``ApprovalDeclined``.
+
+    ``yes`` (``--yes``) approves without asking.  Otherwise a terminal is asked once with ``ask``; without a
+    terminal on stdin nothing can be asked, so the write is declined with a hint to pass ``--yes`` or ``--dry-run``.
+    Shared by every command that writes a state file or CONTEXT.md.
+    """
+    import sys
+
+    from pipeline.errors import ApprovalDeclined
+
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise ApprovalDeclined(f"not a terminal, so nothing was written to {target}: pass --yes to approve or --dry-run to preview")
+    if not ask(f"Write {target}? Type 'yes' (or approve / ok / go ahead / confirm) to approve: "):
+        raise ApprovalDeclined(f"not approved; nothing was written to {target}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from pipeline import __version__
+from pipeline.engine_options import config_from_flags, engine_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 DEFAULT_DIR = ".duck-tape"
@@ -22,16 +23,13 @@ def _err(line: str) -> None:
 
 
 def _confirm_write(target: str, *, yes: bool) -> None:
-    """Ask for approval of a previewed write (DESIGN.md "Approval"); raise ApprovalDeclined otherwise."""
-    from pipeline.approval import ask
-    from pipeline.errors import ApprovalDeclined
+    """Ask for approval of a previewed write (DESIGN.md "Approval"); raise ApprovalDeclined otherwise.
 
-    if yes:
-        return
-    if not sys.stdin.isatty():
-        raise ApprovalDeclined(f"not a terminal, so nothing was written to {target}: pass --yes to approve or --dry-run to preview")
-    if not ask(f"Write {target}? Type 'yes' (or approve / ok / go ahead / confirm) to approve: "):
-        raise ApprovalDeclined(f"not approved; nothing was written to {target}")
+    Kept as the name this module uses; the shared implementation is ``pipeline.approval.confirm_write``.
+    """
+    from pipeline.approval import confirm_write
+
+    confirm_write(target, yes=yes)
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -74,19 +72,30 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
               help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
-def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None) -> None:
-    """Recover an Agent State file from TRANSCRIPT with the rules engine.
+@click.option("--merge", "merge_context", is_flag=True, help="Then merge the recovered state into CONTEXT.md (diff, approval, changelog).")
+@click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
+              show_default=True, help="CONTEXT.md for --merge.")
+@engine_options
+def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
+            merge_context: bool, context_path: Path,
+            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
+    """Recover an Agent State file from TRANSCRIPT (rules engine, or llm with --engine/--model).
 
     Previews the file, asks for approval (or takes --yes), then writes DIR/<stamp>-recovered.state.md
     atomically (never over an existing file), rotates the store to at most 10 state files, and prints
     the written path as the last line of stdout.  Secrets refuse the write (exit 3) unless --mask.
+    The header's Trigger says which engine made each section; llm fallbacks and usage go to stderr.
+    --merge then merges the state into CONTEXT.md as `duck-tape merge` does (after the path is printed).
     """
     from pipeline.recovery import recover as run_recovery
     from pipeline.state.store import state_filename, write_state
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
-    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run)
+    config = config_from_flags(engine, model, api_base, max_tokens)
+    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config)
+    for line in result.notes:
+        _err(line)
     for line in result.dropped:
         _err(f"duck-tape: validate: {line}")
     if result.redaction:
@@ -94,12 +103,16 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
             _err(line)
         _err("duck-tape: secrets masked with <REDACTED>" if mask else "duck-tape: preview masks secrets; writing needs --mask")
     click.echo(result.text, nl=False)
-    if dry_run:
-        return
-    target = directory / state_filename(result.state.stamp, "recovered")
-    _confirm_write(str(target), yes=yes)
-    written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
-    click.echo(str(written))
+    if not dry_run:
+        target = directory / state_filename(result.state.stamp, "recovered")
+        _confirm_write(str(target), yes=yes)
+        written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        click.echo(str(written))
+    if merge_context:
+        from pipeline.commands.context import run_merge
+        from pipeline.state.parse import parse
+
+        run_merge(context_path, [parse(result.text)], yes=yes, dry_run=dry_run, mask=mask)
 
 
 @cli.command()
@@ -112,7 +125,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--session-start", default=None, metavar="ISO-8601",
               help="This session's start time; a marker older than it is reported (and resume continues).")
-def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None) -> None:
+@engine_options
+def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
+           engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Resume after a compaction (DESIGN.md "Resume").
 
     Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
@@ -131,7 +146,10 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         return
     state = found.state
     if found.recover_from:
-        result = run_recovery(found.recover_from, mask=mask or dry_run)
+        config = config_from_flags(engine, model, api_base, max_tokens)
+        result = run_recovery(found.recover_from, mask=mask or dry_run, config=config)
+        for line in result.notes:
+            _err(line)
         for line in result.dropped:
             _err(f"duck-tape: validate: {line}")
         for line in result.redaction:
@@ -152,7 +170,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context")
 
 
 def _register() -> None:

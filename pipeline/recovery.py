@@ -1,20 +1,26 @@
 """Recovery use case: transcript file -> validated, redaction-checked Agent State text.
 
-Orchestrates the stages (read -> distil -> weave -> validate) and the redaction gate; the CLI only
-parses flags, asks for approval and writes through ``pipeline.state.store``.
+Orchestrates the stages (read -> ``pipeline.engines.build_state``: distil with the chosen engine -> weave ->
+validate) and the redaction gate; the CLI only parses flags, asks for approval and writes through
+``pipeline.state.store``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
+from pipeline.config import Config
 from pipeline.errors import RedactionRefused
-from pipeline.stages import distil, validate, weave
 from pipeline.state.model import AgentState
 from pipeline.transcripts import read_transcript
 from pipeline.transcripts.model import Transcript
 from pipeline.transcripts.safety import RECOVER_MAX_BYTES
+
+if TYPE_CHECKING:
+    from pipeline.engines import EngineRun
+    from pipeline.llm.seam import LLM
 
 MASK = "<REDACTED>"
 
@@ -28,6 +34,8 @@ class Recovery:
     text: str
     dropped: list[str] = field(default_factory=list)
     redaction: list[str] = field(default_factory=list)  # report lines when secrets were masked
+    notes: list[str] = field(default_factory=list)  # engine lines for stderr (fallbacks, llm usage summary)
+    run: "EngineRun | None" = None  # how the sections were made (engine per section, fallbacks, usage)
 
 
 def section_of_line(text: str, line: int) -> str:
@@ -74,21 +82,31 @@ def recover(
     path: str,
     *,
     kind: str = "recovered",
-    trigger: str | None = "recover, engine: rules",
+    trigger: str | None = None,
+    action: str = "recover",
     now: datetime | None = None,
     max_bytes: int = RECOVER_MAX_BYTES,
     mask: bool = False,
+    config: Config | None = None,
+    llm: "LLM | None" = None,
 ) -> Recovery:
-    """Recover an Agent State from the transcript at ``path`` with the rules engine.
+    """Recover an Agent State from the transcript at ``path`` with the engine ``config`` chooses.
+
+    ``config`` None means the rules engine without reading the environment (``pipeline.config.load`` resolves
+    flags, ``DUCK_TAPE_*`` and the config file; the CLI passes its result).  ``llm`` replaces the model behind
+    the seam (tests).  ``trigger`` overrides the header's ``Trigger:``; by default it is computed from ``action``
+    and the engine run (``recover, engine: rules`` / ``recover, engine: llm, fallback: rules for …``).
 
     Raises InputError (exit 2) for unreadable input, ValidationFailed (exit 5) when the state cannot be
-    rendered faithfully, RedactionRefused (exit 3) when it holds secrets and ``mask`` is false.
+    rendered faithfully, RedactionRefused (exit 3) when it holds secrets and ``mask`` is false.  An llm problem
+    never raises: the rules engine fills the sections and ``notes`` says so.
     ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.
     """
+    from pipeline.engines import build_state
+
     transcript = read_transcript(path, max_bytes=max_bytes)
-    distillate = distil.run(transcript)
     moment = now or datetime.now(timezone.utc)
-    state = weave.run(distillate, transcript.meta, kind=kind, now=moment, trigger=trigger)
-    checked = validate.run(state, transcript)
-    text, report = redaction_gate(checked.text, mask=mask, path=path)
-    return Recovery(transcript=transcript, state=checked.state, text=text, dropped=checked.dropped, redaction=report)
+    built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger)
+    text, report = redaction_gate(built.text, mask=mask, path=path)
+    return Recovery(transcript=transcript, state=built.state, text=text, dropped=built.dropped, redaction=report,
+                    notes=list(built.run.notes), run=built.run)

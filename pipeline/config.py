@@ -1,0 +1,248 @@
+"""Configuration of the engines: one function, ``resolve``, applies the precedence (STYLE.md habit 9).
+
+Per key: command-line flag > environment ``DUCK_TAPE_<KEY>`` > config file > built-in default.  The config file
+is ``$DUCK_TAPE_CONFIG`` when set, else ``config/default.toml`` of the source tree when present (DESIGN.md
+"Layout"); its ``[llm]`` table holds the keys below.  Values are checked and converted here, so a bad one is an
+``InputError`` (exit 2) naming where it came from (``DUCK_TAPE_TIMEOUT='soon': not a number``).
+
+Stdlib only (``tomllib``): the CLI resolves the config before it decides whether the llm engine (and litellm)
+is needed at all.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from pipeline.errors import InputError
+
+ENGINES = ("rules", "llm", "auto")
+MODES = ("tools", "json", "json_schema", "md_json")
+ENV_PREFIX = "DUCK_TAPE_"
+CONFIG_ENV = "DUCK_TAPE_CONFIG"
+DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Settings of the engines (units in the names or below); see ``config/default.toml`` for each key.
+
+    ``engine``: rules | llm | auto (auto = llm when ``model`` is set).  ``model``: a litellm model string or None.
+    ``api_base``: base URL of an OpenAI-compatible server or None.  ``api_key_env``: name of the variable that
+    holds the key, or None for litellm's default.  ``mode``: instructor mode (tools | json | json_schema |
+    md_json).  ``max_output_tokens``: tokens per answer.  ``timeout``: seconds per HTTP request.  ``retries``:
+    transport retries after the first try.  ``retry_wait``: first backoff in seconds.  ``reasks``: instructor
+    re-asks on invalid output.  ``token_budget``: prompt tokens per call.  ``max_tokens``: cap on tokens sent +
+    received per run, None = no cap.  ``tool_output_chars``: characters kept per tool call/output when condensing.
+    ``cache``: use the response cache.  ``cache_dir``: its folder (None = the user cache folder).
+    ``cache_size_mb``: eviction limit in MiB, 0 = never evict.
+    """
+
+    engine: str = "auto"
+    model: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    mode: str = "tools"
+    temperature: float = 0.0
+    max_output_tokens: int = 4000
+    timeout: float = 60.0
+    retries: int = 3
+    retry_wait: float = 1.0
+    reasks: int = 2
+    token_budget: int = 12000
+    max_tokens: int | None = None
+    tool_output_chars: int = 600
+    cache: bool = True
+    cache_dir: str | None = None
+    cache_size_mb: int = 512
+
+    def effective_engine(self) -> str:
+        """``rules`` or ``llm``: what ``engine`` means with this ``model`` (auto = llm when a model is set)."""
+        if self.engine == "auto":
+            return "llm" if self.model else "rules"
+        return self.engine
+
+    def cache_path(self, env: Mapping[str, str] | None = None) -> Path:
+        """The cache folder: ``cache_dir``, else ``$XDG_CACHE_HOME/duck-tape/llm``, else ``~/.cache/duck-tape/llm``."""
+        if self.cache_dir:
+            return Path(self.cache_dir).expanduser()
+        env = os.environ if env is None else env
+        base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "duck-tape" / "llm"
+
+
+DEFAULTS = Config()
+
+
+def _text(value: Any) -> str | None:
+    text = str(value).strip()
+    return text or None
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
+    def convert(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in options:
+            raise ValueError(f"not one of {', '.join(options)}")
+        return text
+
+    return convert
+
+
+def _integer(minimum: int, *, zero_is_none: bool = False) -> Callable[[Any], int | None]:
+    def convert(value: Any) -> int | None:
+        if isinstance(value, bool):
+            raise ValueError("not a whole number")
+        try:
+            number = int(str(value).strip()) if not isinstance(value, int) else value
+        except ValueError:
+            raise ValueError("not a whole number") from None
+        if zero_is_none and number == 0:
+            return None
+        if number < minimum:
+            raise ValueError(f"must be at least {minimum}")
+        return number
+
+    return convert
+
+
+def _number(minimum: float) -> Callable[[Any], float]:
+    def convert(value: Any) -> float:
+        if isinstance(value, bool):
+            raise ValueError("not a number")
+        try:
+            number = float(str(value).strip()) if not isinstance(value, (int, float)) else float(value)
+        except ValueError:
+            raise ValueError("not a number") from None
+        if number != number or number < minimum:  # NaN or too small
+            raise ValueError(f"must be a number >= {minimum:g}")
+        return number
+
+    return convert
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("not a boolean (true/false, 1/0, yes/no, on/off)")
+
+
+#: key -> converter from a flag, environment or file value; raises ValueError with the reason.
+CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "engine": _choice(ENGINES),
+    "model": _text,
+    "api_base": _text,
+    "api_key_env": _text,
+    "mode": _choice(MODES),
+    "temperature": _number(0.0),
+    "max_output_tokens": _integer(1),
+    "timeout": _number(0.001),
+    "retries": _integer(0),
+    "retry_wait": _number(0.0),
+    "reasks": _integer(0),
+    "token_budget": _integer(500),
+    "max_tokens": _integer(1, zero_is_none=True),
+    "tool_output_chars": _integer(20),
+    "cache": _boolean,
+    "cache_dir": _text,
+    "cache_size_mb": _integer(0),
+}
+KEYS: tuple[str, ...] = tuple(f.name for f in fields(Config))
+
+
+def env_name(key: str) -> str:
+    """The environment variable of ``key``: ``DUCK_TAPE_`` + the key in upper case."""
+    return ENV_PREFIX + key.upper()
+
+
+def read_file(path: Path) -> dict[str, Any]:
+    """The ``[llm]`` table of the TOML file at ``path`` (unknown tables are left to other parts of duck-tape).
+
+    Raises InputError (exit 2) naming the file when it cannot be read, is not TOML, or its ``[llm]`` table has an
+    unknown key.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read the config file: {exc.strerror or exc}", path=str(path)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", path=str(path)) from exc
+    table = data.get("llm", {})
+    if not isinstance(table, dict):
+        raise InputError("[llm] must be a table", path=str(path))
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise InputError(f"unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(KEYS)})", path=str(path))
+    return table
+
+
+def config_file(env: Mapping[str, str]) -> Path | None:
+    """The config file to read: ``$DUCK_TAPE_CONFIG`` (must exist), else ``config/default.toml`` when present."""
+    named = env.get(CONFIG_ENV)
+    if named:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            raise InputError(f"{CONFIG_ENV} names a file that does not exist", path=str(path))
+        return path
+    return DEFAULT_FILE if DEFAULT_FILE.is_file() else None
+
+
+def resolve(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    file_values: Mapping[str, Any] | None = None,
+) -> tuple[Config, dict[str, str]]:
+    """Resolve every key by precedence: flag > environment > config file > default.
+
+    ``flags``: key -> value from the command line; None means "not given".  ``env``: the environment (default
+    ``os.environ``); ``DUCK_TAPE_<KEY>`` set to an empty string counts as not set.  ``file_values``: the ``[llm]``
+    table to use (default: read from ``config_file(env)``; pass ``{}`` for none).  Returns the ``Config`` and, per
+    key, where its value came from: ``flag``, ``env``, ``file`` or ``default``.
+
+    Raises InputError (exit 2) for an unknown flag key or a value that does not convert, naming its source.
+    """
+    env = os.environ if env is None else env
+    flags = flags or {}
+    unknown = sorted(set(flags) - set(KEYS))
+    if unknown:
+        raise InputError(f"unknown config key(s): {', '.join(unknown)}")
+    if file_values is None:
+        path = config_file(env)
+        file_values = read_file(path) if path else {}
+        where = str(path) if path else "config file"
+    else:
+        where = "config file"
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in KEYS:
+        convert = CONVERTERS[key]
+        layers = (
+            ("flag", flags.get(key), f"--{key.replace('_', '-')}"),
+            ("env", env.get(env_name(key)) or None, env_name(key)),
+            ("file", file_values.get(key), f"{where} [llm].{key}"),
+        )
+        for source, raw, label in layers:
+            if raw is None:
+                continue
+            try:
+                values[key] = convert(raw)
+            except ValueError as exc:
+                raise InputError(f"{label}={raw!r}: {exc}") from None
+            sources[key] = source
+            break
+        else:
+            sources[key] = "default"
+    return replace(DEFAULTS, **values), sources
+
+
+def load(flags: Mapping[str, Any] | None = None) -> Config:
+    """``resolve(flags)`` against the real environment and config file; the CLI's entry point."""
+    return resolve(flags)[0]

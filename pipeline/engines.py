@@ -1,0 +1,222 @@
+"""Choose the engine and turn a ``Transcript`` into a validated ``AgentState`` (DESIGN.md "Stages"; issue 4).
+
+Every command that recovers a state goes through ``build_state`` (``pipeline.recovery.recover`` does):
+
+* engine ``rules`` — the deterministic rules engine (``pipeline.stages.distil``); no model, no network, and
+  litellm is never imported;
+* engine ``llm`` — the llm engine (``pipeline.stages.llm.engine``) for Approved Workflow, Position, Decision
+  Log and Established Facts, each section falling back to the rules engine on its own; Re-derivation is always
+  the rules engine's.  No model configured, litellm missing, or the provider unreachable: the rules engine for
+  everything, with one line on stderr, never a crash;
+* engine ``auto`` — ``llm`` when a model is configured, else ``rules`` (silently: that is the default setup).
+
+Whatever the engine, entries whose evidence sits in text that instructs a model (a prompt injection, see
+``pipeline.stages.llm.ground.injection_problem``) are dropped before weaving, and the state then goes through
+``weave`` and ``validate`` (grounding: no evidence, no entry).  The state header's ``Trigger:`` names the engine
+and the sections that fell back: ``recover, engine: llm, fallback: rules for Established Facts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pipeline.config import Config
+from pipeline.stages import distil as rules_distil
+from pipeline.stages import validate, weave
+from pipeline.stages.models import Distillate
+from pipeline.state.model import SECTION_NAMES, AgentState
+from pipeline.transcripts.model import Transcript
+
+if TYPE_CHECKING:
+    from pipeline.llm.seam import LLM
+    from pipeline.llm.usage import Usage
+
+#: Sections the llm engine can own, in state file order (``SECTION_NAMES``).
+LLM_SECTIONS: tuple[str, ...] = ("Approved Workflow", "Position", "Decision Log", "Established Facts")
+_FIELDS = {
+    "Approved Workflow": "approved_workflow",
+    "Position": "position",
+    "Decision Log": "decisions",
+    "Established Facts": "facts",
+}
+
+
+@dataclass(slots=True)
+class EngineRun:
+    """How a distillate was made.
+
+    ``distillate``: the sections, with ``engines`` (section -> rules | llm).  ``requested``: rules | llm | auto.
+    ``fallbacks``: section -> why the rules engine filled it although the llm engine was used.  ``notes``: lines
+    for stderr (one per fallback reason, the usage summary).  ``dropped``: entries removed before weaving.
+    ``usage``: the llm run's counters (None for the rules engine).  ``model``, ``prompts``: the model and the
+    8-hex summary of the prompts' tagged hashes, when the llm engine ran.
+    """
+
+    distillate: Distillate
+    requested: str = "rules"
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    usage: "Usage | None" = None
+    model: str | None = None
+    prompts: str | None = None
+
+    @property
+    def engine(self) -> str:
+        """``llm`` when at least one section came from the llm engine, else ``rules``."""
+        return "llm" if any(self.distillate.engines.get(s) == "llm" for s in LLM_SECTIONS) else "rules"
+
+    def trigger(self, action: str) -> str:
+        """The header's ``Trigger:`` value: ``<action>, engine: <engine>[, fallback: rules for <sections>]``."""
+        if self.engine == "rules":
+            return f"{action}, engine: rules"
+        fell = [s for s in SECTION_NAMES if s in self.fallbacks]
+        return f"{action}, engine: llm" + (f", fallback: rules for {', '.join(fell)}" if fell else "")
+
+
+@dataclass(slots=True)
+class BuiltState:
+    """A validated state: ``state``, its exact ``text``, the ``dropped`` entry messages, and the ``run``."""
+
+    state: AgentState
+    text: str
+    dropped: list[str]
+    run: EngineRun
+
+
+def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[Distillate, list[str]]:
+    """Drop entries of any engine whose evidence sits in prompt-injection text."""
+    from pipeline.stages.llm.ground import injection_problem
+
+    def problem(entry, *fields_: str) -> str | None:
+        ev = entry.evidence
+        if ev is None or not 0 <= ev.event_index < len(transcript.events):
+            return None  # validate reports missing evidence
+        return injection_problem(ev.quote, transcript.events[ev.event_index].text, *fields_)
+
+    dropped: list[str] = []
+    decisions = []
+    for d in distillate.decisions:
+        why = problem(d, d.what, d.reasoning)
+        if why:
+            dropped.append(f"dropped Decision Log entry {d.status}: {d.what[:80]!r}: {why}")
+        else:
+            decisions.append(d)
+    facts = []
+    for f in distillate.facts:
+        why = problem(f, f.text)
+        if why:
+            dropped.append(f"dropped Established Facts entry {f.text[:80]!r}: {why}")
+        else:
+            facts.append(f)
+    if not dropped:
+        return distillate, []
+    return distillate.model_copy(update={"decisions": decisions, "facts": facts}), dropped
+
+
+def _fallback_notes(fallbacks: dict[str, str]) -> list[str]:
+    by_reason: dict[str, list[str]] = {}
+    for section in SECTION_NAMES:
+        if section in fallbacks:
+            by_reason.setdefault(fallbacks[section], []).append(section)
+    return [f"duck-tape: llm: fallback: rules for {', '.join(s)}: {reason}" for reason, s in by_reason.items()]
+
+
+def _open_cache(config: Config, notes: list[str]):
+    if not config.cache:
+        return None
+    from pipeline.llm.cache import ResponseCache
+
+    path = config.cache_path()
+    try:
+        return ResponseCache(path, size_mb=config.cache_size_mb)
+    except Exception as exc:  # an unusable cache folder must not stop the run
+        notes.append(f"duck-tape: llm: cache disabled ({path}: {exc})")
+        return None
+
+
+def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LLM | None", run: EngineRun) -> None:
+    from pipeline.llm.call import Session
+    from pipeline.llm.errors import LLMUnavailable
+    from pipeline.stages.llm import engine as llm_engine
+
+    if llm is None:
+        from pipeline.llm.client import LiteLLMClient
+
+        llm = LiteLLMClient(config)
+    run.model = llm.name
+    run.usage = llm.usage
+    cache = _open_cache(config, run.notes)
+    session = Session(llm, cache, max_tokens=config.max_tokens, max_output_tokens=config.max_output_tokens)
+    try:
+        outcome = llm_engine.run(transcript, session, config=config, rules=rules)
+    except Exception as exc:  # never a crash: the rules engine has every section already
+        run.notes.append(f"duck-tape: llm: engine failed ({type(exc).__name__}: {exc}); using the rules engine")
+        return
+    finally:
+        if cache is not None:
+            cache.close()
+    run.prompts = session.prompts_hash()
+    run.dropped.extend(outcome.dropped)
+    if isinstance(outcome.aborted, LLMUnavailable) and not outcome.sections:
+        run.notes.append(f"duck-tape: llm: {outcome.aborted.reason}; using the rules engine")
+        return
+    run.fallbacks = dict(outcome.fallbacks)
+    engines = dict(rules.engines)
+    update = {}
+    for section, value in outcome.sections.items():
+        update[_FIELDS[section]] = value
+        engines[section] = "llm"
+    run.distillate = rules.model_copy(update={**update, "engines": engines})
+    run.notes.extend(outcome.notes)
+    run.notes.extend(_fallback_notes(run.fallbacks))
+    usage = llm.usage
+    if usage.requests or usage.cached or usage.failed:
+        run.notes.append(usage.summary(llm.name, run.prompts))
+
+
+def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | None" = None) -> EngineRun:
+    """Distil ``transcript`` with the engine ``config`` chooses (None: the rules engine, reading no environment).
+
+    ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default a ``LiteLLMClient`` for
+    ``config.model``.  Never raises for an llm problem: see the module docstring.
+    """
+    rules = rules_distil.run(transcript)
+    if config is None:
+        return EngineRun(distillate=rules)
+    run = EngineRun(distillate=rules, requested=config.engine)
+    if config.effective_engine() == "llm":
+        if llm is None and not config.model:
+            run.notes.append("duck-tape: llm: no model configured: set DUCK_TAPE_MODEL or pass --model; "
+                             "using the rules engine")
+        else:
+            _run_llm(transcript, config, rules, llm, run)
+    return run
+
+
+def build_state(
+    transcript: Transcript,
+    *,
+    config: Config | None = None,
+    llm: "LLM | None" = None,
+    action: str = "recover",
+    kind: str = "recovered",
+    now: datetime,
+    trigger: str | None = None,
+) -> BuiltState:
+    """``Transcript`` -> validated ``AgentState`` with the chosen engine: distil, screen, weave, validate.
+
+    ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``).  Raises ValidationFailed
+    (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
+    """
+    run = distil(transcript, config, llm=llm)
+    screened, dropped = _screen_injections(run.distillate, transcript)
+    run.distillate = screened
+    state = weave.run(screened, transcript.meta, kind=kind, now=now,
+                      trigger=trigger if trigger is not None else run.trigger(action))
+    checked = validate.run(state, transcript)
+    return BuiltState(state=checked.state, text=checked.text, dropped=[*run.dropped, *dropped, *checked.dropped],
+                      run=run)
+
