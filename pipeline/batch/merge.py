@@ -1,0 +1,36 @@
+"""``duck-tape batch --merge CONTEXT.md``: the batch's state files, oldest session first, for one merge into
+CONTEXT.md with one combined changelog (DESIGN.md "CONTEXT.md (Tier 1)"; issue 6, item 1).
+
+The merge itself (translate, merge rules, preview, approval, locked write, changelog) is the CONTEXT.md
+engine's, called through ``pipeline.commands.context.run_merge`` (as ``recover --merge`` does); this module
+only checks that the engine is there, orders the sessions and parses their state files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+API = "pipeline.context.api"
+
+
+def available() -> bool:
+    """True when the CONTEXT.md merge engine (``pipeline.context.api``) can be imported."""
+    try:
+        return importlib.util.find_spec(API) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def chronological(rows: list[dict]) -> list[dict]:
+    """The ``ok`` rows ordered by session end time (else start time), then path: later sessions merge last, so
+    their decisions supersede older ones on conflict (DESIGN.md merge rules: "incoming supersedes")."""
+    ok = [r for r in rows if r["status"] == "ok" and r.get("text")]
+    return sorted(ok, key=lambda r: (r.get("end") or r.get("start") or "", r["path"]))
+
+
+def states(rows: list[dict]) -> list:
+    """The ``AgentState`` of every ``ok`` row, in ``chronological`` order.  Raises InputError naming the state
+    file that does not parse (it was validated when written, so this means a bug)."""
+    from pipeline.state.parse import parse
+
+    return [parse(row["text"], path=row.get("output_path") or row["path"]) for row in chronological(rows)]

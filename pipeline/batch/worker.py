@@ -1,0 +1,163 @@
+"""One batch session: transcript file -> result record (state file text + figures), never raising.
+
+Runs in a worker process (rules engine) or thread (llm engine); it writes nothing — the runner writes the
+state files, the cache and the report.  Steps: read (``pipeline.transcripts``), skip it when it ended before
+``--since``, add the final answers of linked sub-agent files that the parent lacks (``subagents.link``),
+build the state with the chosen engine (``pipeline.engines.build_state``: distil, screen, weave, validate;
+``kind`` recovered, ``Trigger: batch, engine: …``), then the redaction gate of every state-file write
+(``pipeline.recovery.redaction_gate``: refused unless ``mask``).
+
+The state's stamp and ``Created:`` are the session's last event time (else its first, else the file's
+modification time), so a rerun writes byte-identical files and ``--merge`` can order sessions by time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.config import Config
+
+STATUSES = ("ok", "failed", "refused", "ignored", "skipped")
+"""``ok`` state built; ``failed`` unreadable/invalid; ``refused`` by redaction (``--mask`` not given);
+``ignored`` a ``.json`` file found in a folder that is not a transcript; ``skipped`` ended before ``--since``."""
+
+
+@dataclass(slots=True)
+class Job:
+    """One session to process.  ``config`` None = the rules engine; ``since``: ISO-8601 UTC or None."""
+
+    path: str
+    subagents: list[str] = field(default_factory=list)
+    explicit: bool = False
+    config: Config | None = None
+    mask: bool = False
+    max_bytes: int = 256 * 1024 * 1024
+    since: str | None = None
+
+
+def _moment(iso: str | None, path: str) -> datetime:
+    if iso:
+        try:
+            return datetime.fromisoformat(iso.replace("Z", "+00:00")).astimezone(timezone.utc)
+        except ValueError:
+            pass
+    try:
+        return datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
+    except OSError:
+        return datetime.now(timezone.utc)
+
+
+def _line(exc: BaseException) -> str:
+    from pipeline.stages.rules.text import one_line
+
+    return one_line(str(exc)) or type(exc).__name__
+
+
+def empty_record(path: str, subagents: list[str]) -> dict:
+    """A record with every field at its "nothing happened yet" value."""
+    return {
+        "path": path, "subagent_files": list(subagents), "session_id": None, "harness": None, "format": None,
+        "start": None, "end": None, "events": 0, "subagents_linked": 0, "decisions": 0, "facts": 0,
+        "engine": None, "model": None, "tokens": 0, "cost": 0.0, "seconds": 0.0, "status": "failed",
+        "errors": [], "notes": [], "redacted": 0, "text": None, "cacheable": True,
+    }
+
+
+def _link_subagents(transcript, job: Job, record: dict):
+    from pipeline.batch.subagents import inspect, link
+    from pipeline.transcripts import read_transcript
+
+    subs = []
+    for path in job.subagents:
+        try:
+            subs.append((inspect(path), read_transcript(path, max_bytes=job.max_bytes, warn=False)))
+        except Exception as exc:  # a bad sub-agent file must not sink its parent session
+            record["notes"].append(f"sub-agent file {path} not read: {_line(exc)}")
+    transcript, added = link(transcript, subs)
+    record["subagents_linked"] = len(subs)
+    if added:
+        record["notes"].append(f"added the final answer of {added} sub-agent file(s) missing from the session")
+    return transcript
+
+
+def run_job(job: Job) -> dict:
+    """Process ``job`` into a record (see ``empty_record`` for the fields).  Never raises ``Exception``.
+
+    ``cacheable`` is False for results that depend on more than the cache key (``--since`` skips, unexpected
+    exceptions that may be transient).
+    """
+    from pipeline.errors import DuckTapeError, RedactionRefused
+
+    started = time.perf_counter()
+    record = empty_record(job.path, job.subagents)
+    try:
+        _run(job, record)
+    except RedactionRefused as exc:
+        record["status"] = "refused"
+        record["errors"] = [*exc.report, f"{_line(exc)}"]
+    except DuckTapeError as exc:
+        record["status"] = "failed"
+        record["errors"] = [_line(exc)]
+    except Exception as exc:  # noqa: BLE001 — isolate the failure, report it, keep the batch going
+        record["status"] = "failed"
+        record["errors"] = [f"unexpected {type(exc).__name__}: {_line(exc)}"]
+        record["cacheable"] = False
+    record["seconds"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+def _run(job: Job, record: dict) -> None:
+    from pipeline.engines import build_state
+    from pipeline.errors import InputError
+    from pipeline.recovery import redaction_gate
+    from pipeline.stages.rules.text import one_line
+    from pipeline.transcripts import read_transcript
+    from pipeline.transcripts.detect import detect_format
+
+    try:
+        transcript = read_transcript(job.path, max_bytes=job.max_bytes, warn=False)
+    except InputError:
+        if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path) \
+                and detect_format(job.path) == "unknown":
+            record["status"] = "ignored"
+            record["notes"].append("not a transcript (a JSON file of no known transcript format)")
+            return
+        raise
+    meta = transcript.meta
+    record.update(session_id=meta.session_id, harness=meta.harness, format=meta.format, start=meta.start_time,
+                  end=meta.end_time, events=len(transcript.events))
+    warning = transcript.report.warning(job.path)
+    if warning:
+        record["notes"].append(warning.removeprefix("duck-tape: warning: "))
+    last = meta.end_time or meta.start_time
+    if job.since and last and _moment(last, job.path) < _moment(job.since, job.path):
+        record["status"] = "skipped"
+        record["notes"].append(f"session ended {last}, before --since {job.since}")
+        record["cacheable"] = False
+        return
+    if job.subagents:
+        transcript = _link_subagents(transcript, job, record)
+        record["events"] = len(transcript.events)
+    built = build_state(transcript, config=job.config, action="batch", kind="recovered", now=_moment(last, job.path))
+    run = built.run
+    record["notes"].extend(one_line(n) for n in run.notes)
+    if built.dropped:
+        record["notes"].append(f"dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} without "
+                               "evidence (or with evidence in injected instructions)")
+    record.update(engine=run.engine, model=run.model, decisions=len(built.state.decisions), facts=len(built.state.facts))
+    if run.usage is not None:
+        record["tokens"] = run.usage.tokens
+        record["cost"] = run.usage.cost
+        if run.usage.failed:
+            record["cacheable"] = False  # a failed llm call may succeed next time
+    text, report = redaction_gate(built.text, mask=job.mask, path=job.path)
+    if report:
+        record["redacted"] = sum(1 for line in report if line.startswith("Flagged:"))
+        record["notes"].append(f"masked {record['redacted']} potential secret(s) with <REDACTED>")
+    record["text"] = text
+    record["status"] = "ok"

@@ -1,0 +1,103 @@
+"""``duck-tape batch``: re-distil an archive of transcripts into one state file per session (issue 6, item 1).
+
+Thin: parse flags, resolve the engine configuration, call ``pipeline.batch.runner.run_batch``, write the
+reports, optionally merge into CONTEXT.md (``pipeline.commands.context.run_merge``: diff preview, approval,
+changelog), choose the exit code (0 done; 2 bad usage or no transcripts; 6 some sessions failed; 1
+interrupted; 4 merge not approved; 3 merge refused by redaction).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from pipeline.engine_options import engine_options
+
+
+def _since(value: str | None):
+    """``--since`` as an aware UTC datetime: ``YYYY-MM-DD`` (midnight UTC) or ISO-8601 (naive = UTC)."""
+    if value is None:
+        return None
+    from datetime import datetime, timezone
+
+    from pipeline.errors import InputError
+
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"--since {value!r}: expected a date (YYYY-MM-DD) or an ISO-8601 time") from None
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+@click.command("batch", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the state files (<session id>.state.md), the cache (.cache/) and the report.")
+@engine_options
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Sessions processed at once: worker processes (rules) or threads (llm).  Default: the CPUs.")
+@click.option("--since", default=None, metavar="DATE", help="Only sessions active on or after DATE (YYYY-MM-DD or ISO-8601, UTC).")
+@click.option("--merge", "merge_into", default=None, type=click.Path(dir_okay=False, path_type=Path), metavar="CONTEXT.md",
+              help="Merge the state files into CONTEXT.md, oldest session first, with one combined changelog.")
+@click.option("--report", default=None, metavar="FILE",
+              help="Report path (markdown; the JSON report goes beside it).  Default: OUT/report.md and OUT/report.json.")
+@click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing the session.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="Size cap per transcript in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Cache folder (default: OUT/.cache).")
+@click.option("--yes", is_flag=True, help="Approve the --merge write without asking.")
+def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | None, api_base: str | None,
+          max_tokens: int | None, jobs: int | None, since: str | None, merge_into: Path | None, report: str | None,
+          mask: bool, max_bytes: int | None, cache_dir: Path | None, yes: bool) -> None:
+    """Re-distil old transcripts: one state file per session into OUT, a report, optionally a CONTEXT.md merge.
+
+    PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot
+    session-state, opencode exports).  Claude Code sub-agent files are linked to their parent session, not
+    run on their own.  Results are cached by transcript content + engine + configuration, so a rerun of an
+    unchanged archive does no work and an interrupted run resumes where it stopped.  A failing session is
+    reported and the batch goes on; exit code 6 when any session failed.
+    """
+    from pipeline.batch import merge
+    from pipeline.batch.progress import make_progress
+    from pipeline.batch.report import totals, write_reports
+    from pipeline.batch.runner import BatchInterrupted, BatchOptions, BatchPartialFailure, default_jobs, run_batch
+    from pipeline.engine_options import config_from_flags
+    from pipeline.errors import InputError
+    from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
+
+    if merge_into is not None and not merge.available():
+        raise InputError("--merge is not available yet: the CONTEXT.md merge engine (pipeline.context.api) is not "
+                         "part of this build; run without --merge")
+    config = config_from_flags(engine, model, api_base, max_tokens)
+    options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
+                           max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
+                           cache_dir=cache_dir)
+    run = run_batch(list(paths), options, progress=make_progress(sys.stderr))
+    md_path, json_path = write_reports(run, report, out)
+    t = totals(run)
+    written = sum(1 for r in run.rows if r.get("output") in ("written", "updated"))
+    unchanged = sum(1 for r in run.rows if r.get("output") == "unchanged")
+    states = ", ".join(f"{n} {status}" for status, n in t["status"].items())
+    click.echo(f"{t['sessions']} session(s), {t['cached']} from cache: {states}; {t['decisions']} decisions, "
+               f"{t['facts']} facts; {written} state file(s) written, {unchanged} unchanged in {out}; "
+               f"{run.wall_seconds:.2f} s")
+    click.echo(f"Report: {md_path} and {json_path}")
+    if run.interrupted:
+        raise BatchInterrupted(f"interrupted after {len(run.rows)} session(s); they are written and cached: "
+                               "run the same command again to resume")
+    if merge_into is not None:
+        from pipeline.commands.context import run_merge
+
+        ordered = merge.states(run.rows)
+        click.echo(f"Merging {len(ordered)} state file(s) into {merge_into}, oldest session first")
+        run_merge(merge_into, ordered, yes=yes, dry_run=False, mask=mask)
+    if run.failures:
+        names = ", ".join(r.get("session_id") or Path(r["path"]).name for r in run.failures[:5])
+        more = f" (+{len(run.failures) - 5} more)" if len(run.failures) > 5 else ""
+        raise BatchPartialFailure(f"{len(run.failures)} of {t['sessions']} session(s) failed: {names}{more}; see {md_path}")
+
+
+COMMANDS = [batch]

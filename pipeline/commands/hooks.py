@@ -1,0 +1,82 @@
+"""``duck-tape checkpoint`` (the pre-compact hook) and ``duck-tape init`` (install the hook), issue 6.
+
+The plain shapes of ``checkpoint`` are run by ``pipeline.entry`` without click (start-up time); this click
+command serves every other shape and ``--help``, and, like the hook, never exits non-zero.
+"""
+
+from __future__ import annotations
+
+import click
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True, "allow_extra_args": True}
+
+
+@click.command("checkpoint", context_settings=CONTEXT)
+@click.option("--transcript", default=None, metavar="PATH",
+              help="Transcript to checkpoint (default: the path in the hook's JSON on stdin).")
+@click.option("--dir", "directory", default=None, metavar="DIR",
+              help="State store to write into (default: .duck-tape in the current directory).")
+@click.pass_context
+def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None) -> None:
+    """Pre-compact hook: write DIR/<stamp>-auto.state.md and the marker DIR/.last-compact.
+
+    Reads the hook's JSON on stdin (Claude Code transcript_path and session_id, Copilot CLI transcriptPath,
+    the duck-tape opencode plugin's snapshotPath), distils the transcript with the rules engine, masks
+    secrets with <REDACTED>, rotates the store to 10 state files and writes the marker with the transcript
+    path.  When the path is empty or stale the transcript is looked up by session id in the harness's own
+    folders.  It never fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
+    """
+    from pipeline.hooks.checkpoint import PREFIX, hook_main
+
+    if ctx.args:
+        click.echo(f"{PREFIX} ignoring unexpected argument(s): {' '.join(ctx.args)}", err=True)
+    hook_main(transcript, directory)
+
+
+@click.command("init", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--harness", required=True, type=click.Choice(["claude-code", "copilot", "opencode"]),
+              help="Which agent harness to install the pre-compact hook for.")
+@click.option("--write", is_flag=True, help="Install it (after showing the diff); without it, only print.")
+@click.option("--project", is_flag=True,
+              help="Claude Code: write the shared .claude/settings.json instead of the personal "
+                   ".claude/settings.local.json.  (Copilot and opencode files always live in the project.)")
+@click.option("--root", type=click.Path(file_okay=False, path_type=str), default=".", show_default=True,
+              help="Project folder to install into.")
+@click.option("--command", "hook_command", default="duck-tape", show_default=True, metavar="CMD",
+              help="How the hook calls duck-tape, as shell words (e.g. an absolute path when duck-tape is not on "
+                   "the hook's PATH; quote a path with spaces).")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str) -> None:
+    """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
+
+    claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
+    --project), keeping every existing hook; copilot: .github/hooks/duck-tape.json (preCompact); opencode:
+    .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
+    Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
+    changes is backed up first (<file>.<UTC time>.bak).
+    """
+    import shutil
+    from pathlib import Path
+
+    from pipeline.hooks.install import apply_plan, plan_install
+
+    plan = plan_install(harness, Path(root), project=project, command=hook_command)
+    click.echo(f"# {plan.path}")
+    click.echo(plan.snippet, nl=not plan.snippet.endswith("\n"))
+    if not plan.changed:
+        click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
+        return
+    diff = plan.diff()
+    click.echo(diff, nl=not diff.endswith("\n"))
+    if shutil.which(hook_command.split()[0]) is None:
+        click.echo(f"note: {hook_command!r} is not on PATH here; pass --command with the full path to duck-tape "
+                   "if the harness will not find it either", err=True)
+    if not write:
+        click.echo(f"Not written (dry run): pass --write to install into {plan.path}.")
+        return
+    backup = apply_plan(plan)
+    if backup is not None:
+        click.echo(f"Backed up the old file to {backup}")
+    click.echo(f"Wrote {plan.path}")
+
+
+COMMANDS = [checkpoint, init]

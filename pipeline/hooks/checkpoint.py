@@ -1,0 +1,225 @@
+"""``duck-tape checkpoint``: the pre-compact hook (DESIGN.md "Agent State file (Tier 2)", "Approval"; issue 6).
+
+Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine**, rotate
+the store, and write the marker ``<store>/.last-compact`` with its ``transcript`` field — without asking.
+
+It never fails the hook: every problem (no or stale transcript path, missing file, symlink, over the size
+cap, unknown format, a state file of the same minute already there, an unwritable store…) leaves a
+marker-only write (or no write at all when even that fails), one line on stderr per problem, and exit 0.
+Secrets are masked with ``<REDACTED>`` (a hook cannot ask) and the count goes to stderr.
+
+Speed (issue 6 budget: 0.15 s wall on a 5 MB transcript, process start included): the fast lane of
+``pipeline.entry`` skips click, redaction runs the project rules only (``deep=False``), and nothing imports
+litellm.  Importing pydantic and building the state models (~115 ms here) is the largest remaining cost;
+``make bench`` prints the figure.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
+
+from pipeline.hooks.locate import find_transcript, is_stale
+from pipeline.hooks.payload import HookInput, parse_payload, read_stdin
+
+DEFAULT_STORE = ".duck-tape"
+MASK = "<REDACTED>"
+PREFIX = "duck-tape: checkpoint:"
+
+
+@dataclass(slots=True)
+class CheckpointResult:
+    """What a checkpoint did.  ``state_path``: the auto state file written (or the same-minute one kept);
+    ``written``: True when ``state_path`` is new; ``marker_path``: the marker written (None if that failed);
+    ``transcript``: the transcript used (or recorded); ``messages``: one-line notes for stderr."""
+
+    state_path: Path | None = None
+    written: bool = False
+    marker_path: Path | None = None
+    transcript: str | None = None
+    messages: list[str] = field(default_factory=list)
+
+
+def _one_line(text: object) -> str:
+    """``text`` on one line (no import: it also formats the errors of a broken install)."""
+    return " ".join(str(text).split())
+
+
+def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[str | None, list[str]]:
+    """The transcript path to use and notes about how it was found.
+
+    ``--transcript`` wins over the payload.  When the chosen path is empty or stale (missing, or naming another
+    session) and the payload has a session id, the harness folders are searched (``locate.find_transcript``);
+    a stale but existing path is kept when the search finds nothing.
+    """
+    notes: list[str] = []
+    given = flag or hook.transcript_path
+    if not is_stale(given, hook.session_id):
+        return given, notes
+    found = find_transcript(hook.session_id, harness=hook.harness, cwd=hook.cwd, hint=given, store=store)
+    if found is not None:
+        why = "no transcript path" if not given else f"stale transcript path {given}"
+        notes.append(f"{PREFIX} {why}; found the session's transcript by id: {found}")
+        return str(found), notes
+    if given and os.path.lexists(given):
+        notes.append(f"{PREFIX} {given} names another session than {hook.session_id}; using it anyway")
+        return given, notes
+    if given:
+        tail = f" and none found for session {hook.session_id}" if hook.session_id else ""
+        notes.append(f"{PREFIX} no such transcript {given}{tail}")
+    elif hook.session_id:
+        notes.append(f"{PREFIX} no transcript path and none found for session {hook.session_id}")
+    else:
+        notes.append(f"{PREFIX} no transcript path (pass --transcript or pipe the hook's JSON on stdin)")
+    return None, notes
+
+
+def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None) -> tuple[str, str, list[str]]:
+    """Distil the transcript at ``path`` with the rules engine into an auto state file
+    (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
+
+    Returns ``(text, stamp, notes)``: the masked file text, its UTC stamp and notes for stderr (dropped
+    entries, masked secrets).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
+    or anything the stages raise; the caller turns every exception into a marker-only write.
+    """
+    from pipeline.engines import build_state
+    from pipeline.redact import mask
+    from pipeline.transcripts import read_transcript
+
+    transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
+    label = f"pre-compact {trigger}" if trigger else "pre-compact"
+    built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules")
+    notes = []
+    warning = transcript.report.warning(path)
+    if warning:
+        notes.append(_one_line(warning))
+    if built.dropped:
+        notes.append(f"{PREFIX} dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} "
+                     "without evidence (or with evidence in injected instructions)")
+    text, findings = mask(built.text, placeholder=MASK, deep=False)
+    if findings:
+        kinds = sorted({f.type for f in findings})
+        notes.append(f"{PREFIX} masked {len(findings)} potential secret(s) with {MASK} ({', '.join(kinds)})")
+    return text, built.state.stamp, notes
+
+
+def _max_bytes(notes: list[str]) -> int:
+    from pipeline.errors import InputError
+    from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
+
+    try:
+        return max_bytes_from_env(HOOK_MAX_BYTES)
+    except InputError as exc:
+        notes.append(f"{PREFIX} {_one_line(exc)}; using {HOOK_MAX_BYTES} bytes")
+        return HOOK_MAX_BYTES
+
+
+def _recordable(path: str | None) -> str | None:
+    """The transcript path for the marker: an existing regular file (not a symlink), as an absolute path."""
+    if path and os.path.isfile(path) and not os.path.islink(path):
+        return os.path.abspath(path)
+    return None
+
+
+def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, transcript: str | None, notes: list[str]) -> Path | None:
+    from pipeline.state.marker import Marker, write_marker
+
+    when = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    attempts = [Marker(when, cwd, latest, transcript), Marker(when, None, latest, None)]
+    for marker in attempts:
+        try:
+            return write_marker(store, marker)
+        except ValueError as exc:  # a path the one-line marker cannot hold: try with fewer fields
+            notes.append(f"{PREFIX} marker: {_one_line(exc)}")
+        except OSError as exc:
+            notes.append(f"{PREFIX} could not write the marker in {store}: {_one_line(exc)}")
+            return None
+    return None
+
+
+def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None = None,
+                   now: datetime | None = None) -> CheckpointResult:
+    """Write the auto state file (when possible), rotate, and write the marker.  Never raises ``Exception``.
+
+    ``store`` is the ``.duck-tape`` directory; ``now`` (UTC) sets the stamp, ``Created:`` and the marker time.
+    """
+    from pipeline.errors import InputError
+
+    moment = now or datetime.now(timezone.utc)
+    result = CheckpointResult(messages=[f"{PREFIX} {p}" for p in hook.problems])
+    path, notes = resolve_transcript(hook, transcript_flag, store)
+    result.messages += notes
+    result.transcript = path
+    text = stamp = None
+    if path:
+        try:
+            text, stamp, notes = auto_state_text(path, now=moment, max_bytes=_max_bytes(result.messages), trigger=hook.trigger)
+            result.messages += notes
+        except Exception as exc:  # any failure of the stages: marker-only, one line
+            result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
+    if text is not None and stamp is not None:
+        from pipeline.state.store import state_filename, write_state
+
+        try:
+            result.state_path = write_state(store, text, stamp=stamp, kind="auto")
+            result.written = True
+        except InputError:
+            result.state_path = store / state_filename(stamp, "auto")
+            result.messages.append(
+                f"{PREFIX} {result.state_path} already exists (a checkpoint in the same minute); kept it, wrote only the marker")
+        except OSError as exc:
+            target = store / state_filename(stamp, "auto")
+            if target.is_file():  # written, then rotation failed to remove an old file
+                result.state_path, result.written = target, True
+                result.messages.append(f"{PREFIX} wrote {target} but could not rotate {store}: {_one_line(exc)}")
+            else:
+                result.messages.append(f"{PREFIX} could not write the state file in {store}: {_one_line(exc)}")
+    latest = result.state_path.name if result.state_path is not None else _newest_state(store)
+    cwd = hook.cwd or os.getcwd()
+    result.marker_path = _write_marker(store, moment, cwd, latest, _recordable(path), result.messages)
+    return result
+
+
+def _newest_state(store: Path) -> str | None:
+    from pipeline.state.store import list_states
+
+    try:
+        states = list_states(store)
+    except OSError:
+        return None
+    return states[-1].path.name if states else None
+
+
+def hook_main(transcript: str | None = None, directory: str | None = None, *, stdin: IO | None = None,
+              stdout: IO | None = None, stderr: IO | None = None) -> int:
+    """Run the checkpoint as a hook process: read the payload from ``stdin``, write, report; always 0.
+
+    stdout gets one line naming what was written; stderr one line per problem.
+    """
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        hook = parse_payload(read_stdin(stdin))
+        store = Path(directory) if directory else Path(DEFAULT_STORE)
+        result = run_checkpoint(hook, store=store, transcript_flag=transcript)
+        for line in result.messages:
+            err.write(line + "\n")
+        if result.written and result.state_path is not None:
+            out.write(f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "") + "\n")
+        elif result.marker_path is not None:
+            out.write(f"Wrote {result.marker_path} (marker only)\n")
+    except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
+        try:
+            err.write(f"{PREFIX} unexpected {type(exc).__name__}: {_one_line(exc)}\n")
+        except (OSError, ValueError):
+            pass  # stderr closed too: nothing left to tell
+    try:
+        out.flush()
+        err.flush()
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -1,0 +1,227 @@
+"""``duck-tape init``: hook configuration per harness, merged into existing files, idempotent, backed up,
+diff shown before writing (issue 6, item 3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.hooks.install import claude_command, merge_claude, plan_install
+from pipeline.hooks.opencode_plugin import plugin_source
+
+EXISTING = {
+    "permissions": {"allow": ["Bash(pytest:*)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}],
+        "PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": "./scripts/backup.sh"}]}],
+    },
+}
+OUR_COMMAND = 'duck-tape checkpoint --dir "${CLAUDE_PROJECT_DIR:-.}/.duck-tape"'
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def backups(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".bak"))
+
+
+@pytest.fixture
+def project(tmp_path):
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(EXISTING, indent=4) + "\n")
+    return tmp_path
+
+
+def test_claude_merge_keeps_every_existing_hook_and_backs_up(capsys, project):
+    settings = project / ".claude" / "settings.local.json"
+    original = settings.read_bytes()
+    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(project), "--write")
+    assert code == 0
+    data = json.loads(settings.read_text())
+    assert data["permissions"] == EXISTING["permissions"]
+    assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
+    assert data["hooks"]["PreCompact"] == [
+        EXISTING["hooks"]["PreCompact"][0],
+        {"matcher": "", "hooks": [{"type": "command", "command": OUR_COMMAND, "timeout": 30}]},
+    ]
+    [backup] = backups(settings.parent)
+    assert (settings.parent / backup).read_bytes() == original
+    assert f"--- {settings}\n+++ {settings}\n" in out  # the diff is shown
+    assert f'+            "command": {json.dumps(OUR_COMMAND)},' in out
+    assert out.index("+++") < out.index(f"Wrote {settings}")
+
+
+def test_claude_init_is_idempotent(capsys, project):
+    settings = project / ".claude" / "settings.local.json"
+    assert run(capsys, "init", "--harness", "claude-code", "--root", str(project), "--write")[0] == 0
+    after_first = settings.read_bytes()
+    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(project), "--write")
+    assert code == 0 and "already installed; nothing to do" in out and "+++" not in out
+    assert settings.read_bytes() == after_first
+    assert len(backups(settings.parent)) == 1
+
+
+def test_claude_without_write_changes_nothing_and_prints_a_valid_snippet(capsys, tmp_path):
+    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path))
+    assert code == 0 and "Not written (dry run)" in out
+    assert not (tmp_path / ".claude").exists()
+    snippet = out.split("\n", 1)[1].split("\n--- ", 1)[0]
+    assert json.loads(snippet) == {"hooks": {"PreCompact": [
+        {"matcher": "", "hooks": [{"type": "command", "command": OUR_COMMAND, "timeout": 30}]}]}}
+    assert out.startswith(f"# {tmp_path / '.claude' / 'settings.local.json'}\n")
+
+
+def test_claude_project_writes_settings_json(capsys, tmp_path):
+    code, _, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path), "--project", "--write")
+    assert code == 0
+    assert json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]["PreCompact"][0]["hooks"][0]["command"] == OUR_COMMAND
+    assert not (tmp_path / ".claude" / "settings.local.json").exists()
+
+
+def test_an_older_duck_tape_hook_is_updated_in_place(tmp_path):
+    path = tmp_path / "settings.json"
+    old = {"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [
+        {"type": "command", "command": "echo before"},
+        {"type": "command", "command": "/opt/bin/duck-tape checkpoint"},
+    ]}]}}
+    new = json.loads(merge_claude(path, json.dumps(old)))
+    assert new["hooks"]["PreCompact"] == [{"matcher": "manual|auto", "hooks": [
+        {"type": "command", "command": "echo before"},
+        {"type": "command", "command": OUR_COMMAND, "timeout": 30},
+    ]}]
+
+
+@pytest.mark.parametrize("text, line", [("{\n  \"hooks\": {\n    \"PreCompact\": [\n}\n", 4), ("[1, 2]\n", None)])
+def test_bad_settings_file_is_refused_naming_file_and_line(capsys, tmp_path, text, line):
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(text)
+    code, _, err = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path), "--write")
+    assert code == 2
+    assert (f"{settings}:{line}:" if line else f"{settings}:") in err
+    assert settings.read_text() == text and backups(settings.parent) == []
+
+
+def test_wrong_type_of_hooks_table_is_refused(tmp_path):
+    from pipeline.errors import InputError
+
+    with pytest.raises(InputError, match="expected hooks.'PreCompact' to be a JSON array"):
+        merge_claude(tmp_path / "s.json", json.dumps({"hooks": {"PreCompact": {"matcher": ""}}}))
+
+
+@pytest.mark.parametrize("env, expected", [({"CLAUDE_PROJECT_DIR": "/work/my project"}, "/work/my project/.duck-tape"),
+                                           ({}, "./.duck-tape")])
+def test_claude_command_pins_the_store_to_the_project_root(env, expected):
+    command = claude_command("printf '%s|%s|%s\\n'")
+    clean = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    proc = subprocess.run(["sh", "-c", command], env={**clean, **env}, capture_output=True, text=True, check=True)
+    assert proc.stdout == f"checkpoint|--dir|{expected}\n"
+
+
+def test_copilot_hook_file(capsys, tmp_path):
+    code, out, _ = run(capsys, "init", "--harness", "copilot", "--root", str(tmp_path), "--write")
+    assert code == 0
+    path = tmp_path / ".github" / "hooks" / "duck-tape.json"
+    assert json.loads(path.read_text()) == {"version": 1, "hooks": {"preCompact": [
+        {"type": "command", "bash": "duck-tape checkpoint", "powershell": "duck-tape checkpoint", "cwd": ".",
+         "timeoutSec": 30}]}}
+    assert "--- /dev/null" in out
+    code, out, _ = run(capsys, "init", "--harness", "copilot", "--root", str(tmp_path), "--write")
+    assert code == 0 and "already installed" in out
+
+
+def test_copilot_file_with_other_hooks_keeps_them(tmp_path):
+    path = tmp_path / ".github" / "hooks" / "duck-tape.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": 1, "hooks": {"sessionEnd": [{"type": "command", "bash": "./log.sh"}]}}))
+    plan = plan_install("copilot", tmp_path)
+    data = json.loads(plan.new_text)
+    assert data["hooks"]["sessionEnd"] == [{"type": "command", "bash": "./log.sh"}]
+    assert data["hooks"]["preCompact"][0]["bash"] == "duck-tape checkpoint"
+
+
+def test_opencode_plugin_file(capsys, tmp_path):
+    code, _, _ = run(capsys, "init", "--harness", "opencode", "--root", str(tmp_path), "--write",
+                     "--command", "'/opt/duck tape/bin/duck-tape'")  # shell words, as in the other hook files
+    assert code == 0
+    text = (tmp_path / ".opencode" / "plugins" / "duck-tape.js").read_text()
+    assert text == plugin_source("'/opt/duck tape/bin/duck-tape'")
+    assert 'const DUCK_TAPE = ["/opt/duck tape/bin/duck-tape"]' in text
+    assert '"experimental.session.compacting": async (input) =>' in text
+    assert "client.session.messages({ path: { id: input.sessionID } })" in text
+    assert "${DUCK_TAPE} checkpoint --dir ${store}" in text and ".nothrow()" in text
+
+
+def test_plugin_payload_is_what_the_checkpoint_reads():
+    from pipeline.hooks.payload import parse_payload
+
+    # the object the plugin pipes in (see opencode_plugin.TEMPLATE), as JSON.stringify writes it
+    payload = json.dumps({"harness": "opencode", "sessionID": "ses_1", "snapshotPath": "/p/.duck-tape/opencode/ses_1.json",
+                          "cwd": "/p"}, separators=(",", ":"))
+    got = parse_payload(payload)
+    assert (got.harness, got.session_id, got.transcript_path, got.cwd) == (
+        "opencode", "ses_1", "/p/.duck-tape/opencode/ses_1.json", "/p")
+    assert 'JSON.stringify({ harness: "opencode", sessionID: input.sessionID, snapshotPath, cwd: directory })' in plugin_source()
+
+
+DRIVER = """
+import { readFileSync } from "node:fs"
+const [plugin, messagesPath, directory] = process.argv.slice(2)
+const { DuckTapeCheckpoint } = await import(plugin)
+const messages = JSON.parse(readFileSync(messagesPath, "utf8"))
+const calls = []
+const $ = (strings, ...values) => {
+  const call = { strings: [...strings], values }
+  calls.push(call)
+  const shell = { cwd(dir) { call.cwd = dir; return shell }, quiet() { return shell }, nothrow() { return shell },
+                  then(resolve) { resolve({ exitCode: 0 }) } }
+  return shell
+}
+const client = { session: { messages: async ({ path }) => ({ data: path.id === "ses_test1" ? messages : [] }) } }
+const hooks = await DuckTapeCheckpoint({ client, $, directory })
+await hooks["experimental.session.compacting"]({ sessionID: "ses_test1" }, { context: [] })
+console.log(JSON.stringify(calls))
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the opencode plugin")
+def test_opencode_plugin_writes_the_snapshot_and_pipes_a_payload_the_checkpoint_reads(tmp_path):
+    import io
+
+    from pipeline.hooks.checkpoint import hook_main
+    from pipeline.state.marker import read_marker
+
+    root = Path(__file__).resolve().parent.parent
+    messages = root / "fixtures" / "opencode" / "messages.json"
+    plugin = tmp_path / "duck-tape.mjs"
+    plugin.write_text(plugin_source())
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER)
+    project = tmp_path / "project"
+    project.mkdir()
+    proc = subprocess.run(["node", str(driver), plugin.as_uri(), str(messages), str(project)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    [call] = json.loads(proc.stdout)
+    store = project / ".duck-tape"
+    snapshot = store / "opencode" / "ses_test1.json"
+    assert json.loads(snapshot.read_text()) == json.loads(messages.read_text())
+    assert call["strings"] == ["echo ", " | ", " checkpoint --dir ", ""]
+    payload, argv, store_arg = call["values"]
+    assert argv == ["duck-tape"] and store_arg == str(store) and call["cwd"] == str(project)
+    assert json.loads(payload) == {"harness": "opencode", "sessionID": "ses_test1", "snapshotPath": str(snapshot),
+                                   "cwd": str(project)}
+    out, err = io.StringIO(), io.StringIO()
+    assert hook_main(None, store_arg, stdin=io.StringIO(payload), stdout=out, stderr=err) == 0
+    assert out.getvalue().startswith("Wrote ") and read_marker(store).transcript == str(snapshot)
