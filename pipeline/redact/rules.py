@@ -13,18 +13,22 @@ character offsets of the secret value in ``text`` (end exclusive), lower priorit
 Speed: every pattern is a ``bytes`` pattern that starts with a literal, run over ``text`` encoded as
 latin-1 with ``?`` for other characters, so byte offsets are character offsets and ``re`` scans one
 byte per character for the literal (a pattern that starts with a look-behind or a character class is
-10-20x slower in ``re``).  Values are always sliced from the original ``text``.  Nothing is flagged on
-entropy alone: git SHAs, UUIDs and tool-call ids have neither a secret prefix nor a secret name.
+10-20x slower in ``re``).  Each rule also names the literals one of which every match contains
+(``FormatRule.literals``): until its pattern is compiled, a rule whose literals are all absent from the
+text is skipped (``in`` on bytes costs about what running the pattern does) and the pattern is compiled
+only the first time a text needs it, which keeps ``import`` and a first scan of ordinary text cheap on
+the hook path (``lazy.py``).  Values are always sliced from the
+original ``text``.  Nothing is flagged on entropy alone: git SHAs, UUIDs and tool-call ids have neither
+a secret prefix nor a secret name.
 """
 
 from __future__ import annotations
 
 import re
-from binascii import Error as _B64Error
-from binascii import a2b_base64
 from collections.abc import Callable
 
 from pipeline.redact.assign import assignments
+from pipeline.redact.lazy import guarded_pattern, lazy_pattern
 from pipeline.redact.pii import emails, phones
 from pipeline.redact.values import has_digit_and_letter, is_placeholder, mixed_alnum
 
@@ -40,17 +44,38 @@ _NL = rb"(?:\r?\n|\\r?\\n)"  # a line break, or one JSON-escaped inside a JSON s
 #: (keys pasted on one line), then the footer when it is there (a tool result may cut the block).
 _PK_BODY = (rb"(?:(?:[ \t]*" + _NL + rb"|[ \t])[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):[^\n\\]*))*"
             rb"(?:[ \t]*" + _NL + rb"?[ \t]*" + _PK_FOOTER + rb")?")
-_PK_LINE = re.compile(r"[A-Za-z0-9+/=]{40,}")
+_PK_LINE = lazy_pattern(r"[A-Za-z0-9+/=]{40,}")
 
 
-def _tok(prefix: bytes, rest: bytes) -> re.Pattern[bytes]:
-    """A token: the literal ``prefix`` then ``rest``, not glued to a longer token on either side.
+class FormatRule:
+    """One format rule: ``kind`` (finding type), ``literals`` (every match contains one of these bytes),
+    the pattern's ``source`` (bytes), an optional ``check``, and whether the value is the pattern's
+    group ``v`` (else the whole match).  ``pattern_for(raw)`` gives the compiled pattern, or None when
+    ``raw`` holds none of the literals (see ``lazy.guarded_pattern``: compiled on first need)."""
+
+    __slots__ = ("kind", "literals", "source", "check", "has_value_group", "pattern_for")
+
+    def __init__(self, kind: str, literals: tuple[bytes, ...], source: bytes, check: Check | None = None) -> None:
+        self.kind = kind
+        self.literals = literals
+        self.source = source
+        self.check = check
+        self.has_value_group = b"(?P<v>" in source
+        self.pattern_for = guarded_pattern(literals, source)
+
+    def __repr__(self) -> str:
+        return f"FormatRule({self.kind!r}, {self.literals!r})"
+
+
+def _tok(kind: str, prefix: bytes, rest: bytes, check: Check | None = None) -> FormatRule:
+    """A token rule: the literal ``prefix`` then ``rest``, not glued to a longer token on either side.
 
     The left-edge check is a look-behind placed *after* the literal, so the pattern still starts with
-    the literal and ``re`` finds candidates at memory speed.
+    the literal and ``re`` finds candidates at memory speed.  The rule's literal is ``prefix``.
     """
     lit = re.escape(prefix)
-    return re.compile(lit + b"(?<![" + _TOKEN + b"]" + lit + b")" + rest + b"(?![" + _TOKEN + b"])")
+    source = lit + b"(?<![" + _TOKEN + b"]" + lit + b")" + rest + b"(?![" + _TOKEN + b"])"
+    return FormatRule(kind, (prefix,), source, check)
 
 
 def _body_mixed(text: str, m: re.Match[bytes], value: str) -> bool:
@@ -74,20 +99,23 @@ def _token_literal(text: str, m: re.Match[bytes], value: str) -> bool:
 
 def _private_key_body(text: str, m: re.Match[bytes], value: str) -> bool:
     """A header alone (in prose or docs) is not a key: require a base64 run of 40+ (PEM lines are 64)."""
-    return _PK_LINE.search(value) is not None
+    return _PK_LINE().search(value) is not None
 
 
 def _basic_credentials(text: str, m: re.Match[bytes], value: str) -> bool:
     """``Basic <b64>`` is a credential when the base64 decodes to printable ``user:password``."""
+    from binascii import Error as B64Error  # deferred: only a "Basic …" candidate gets here
+    from binascii import a2b_base64
+
     try:
         decoded = a2b_base64(value + "=" * (-len(value) % 4)).decode("utf-8")
-    except (_B64Error, ValueError):
+    except (B64Error, ValueError):
         return False
     user, sep, password = decoded.partition(":")
     return bool(sep and user and password and decoded.isprintable())
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}")
+_SCHEME = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]{1,30}")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
@@ -96,39 +124,41 @@ def _url_password(text: str, m: re.Match[bytes], value: str) -> bool:
     i = j = m.start()
     while j > max(0, i - 31) and text[j - 1] in _SCHEME_CHARS:
         j -= 1
-    return _SCHEME.fullmatch(text, j, i) is not None and not is_placeholder(value)
+    return _SCHEME().fullmatch(text, j, i) is not None and not is_placeholder(value)
 
 
-#: (type, pattern, check or None), in priority order: a provider rule wins over a generic one when two
-#: findings start together.  The value is group "v" when the pattern has one, else the whole match.
-FORMAT_RULES: tuple[tuple[str, re.Pattern[bytes], Check | None], ...] = (
-    ("private-key", re.compile(_PK_HEADER + _PK_BODY), _private_key_body),
-    ("anthropic-api-key", _tok(b"sk-ant-", rb"[A-Za-z0-9_-]{20,}"), None),
-    ("openai-api-key", _tok(b"sk-", rb"(?!ant-)(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,})"),
-     _body_mixed),
-    ("aws-access-key-id", re.compile(rb"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"), None),
-    ("github-token", _tok(b"gh", rb"[pousr]_[A-Za-z0-9]{36,255}"), None),
-    ("github-token", _tok(b"github_pat_", rb"[A-Za-z0-9_]{50,255}"), None),
-    ("gitlab-token", _tok(b"glpat-", rb"[A-Za-z0-9_-]{20,}"), None),
-    ("slack-token", _tok(b"xox", rb"[abposre]-[A-Za-z0-9-]{10,}"), _has_digit),
-    ("slack-token", _tok(b"xapp-", rb"[A-Za-z0-9-]{10,}"), _has_digit),
-    ("slack-webhook", re.compile(rb"hooks\.slack\.com/(?:services|workflows)/(?P<v>[A-Za-z0-9/_-]{20,})"), None),
-    ("stripe-key", _tok(b"sk_", rb"(?:live|test)_[A-Za-z0-9]{16,}"), None),
-    ("stripe-key", _tok(b"rk_", rb"(?:live|test)_[A-Za-z0-9]{16,}"), None),
-    ("stripe-key", _tok(b"whsec_", rb"[A-Za-z0-9]{24,}"), None),
-    ("google-api-key", _tok(b"AIza", rb"[A-Za-z0-9_-]{35}"), None),
-    ("google-oauth-token", _tok(b"ya29.", rb"[A-Za-z0-9_-]{20,}"), None),
-    ("google-oauth-token", _tok(b"GOCSPX-", rb"[A-Za-z0-9_-]{20,}"), None),
-    ("npm-token", _tok(b"npm_", rb"[A-Za-z0-9]{36}"), None),
-    ("pypi-token", _tok(b"pypi-AgE", rb"[A-Za-z0-9_-]{50,}"), None),
-    ("huggingface-token", _tok(b"hf_", rb"(?P<body>[A-Za-z0-9]{30,})"), _body_two_cases),
-    ("sendgrid-key", _tok(b"SG.", rb"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"), None),
-    ("jwt", _tok(b"eyJ", rb"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), None),
-    ("bearer-token", re.compile(rb"earer(?<=\b[Bb]earer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"), _token_literal),
-    ("basic-auth", re.compile(rb"asic(?<=\b[Bb]asic)[ \t]+(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
-     _basic_credentials),
-    ("connection-string", re.compile(rb"://[^\s:/?#@\"'<>]*:(?P<v>[^\s/?#@\"'<>]{1,256})@[^\s/?#@\"'<>]"),
-     _url_password),
+#: The format rules in priority order: a provider rule wins over a generic one when two findings start
+#: together (the priority of a hit is the rule's position here).
+FORMAT_RULES: tuple[FormatRule, ...] = (
+    FormatRule("private-key", (b"-----BEGIN",), _PK_HEADER + _PK_BODY, _private_key_body),
+    _tok("anthropic-api-key", b"sk-ant-", rb"[A-Za-z0-9_-]{20,}"),
+    _tok("openai-api-key", b"sk-", rb"(?!ant-)(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,})", _body_mixed),
+    # "A", not the four prefixes: a one-byte test is memchr-fast, four scans would cost more than the pattern
+    FormatRule("aws-access-key-id", (b"A",), rb"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _tok("github-token", b"gh", rb"[pousr]_[A-Za-z0-9]{36,255}"),
+    _tok("github-token", b"github_pat_", rb"[A-Za-z0-9_]{50,255}"),
+    _tok("gitlab-token", b"glpat-", rb"[A-Za-z0-9_-]{20,}"),
+    _tok("slack-token", b"xox", rb"[abposre]-[A-Za-z0-9-]{10,}", _has_digit),
+    _tok("slack-token", b"xapp-", rb"[A-Za-z0-9-]{10,}", _has_digit),
+    FormatRule("slack-webhook", (b"hooks.slack.com/",),
+               rb"hooks\.slack\.com/(?:services|workflows)/(?P<v>[A-Za-z0-9/_-]{20,})"),
+    _tok("stripe-key", b"sk_", rb"(?:live|test)_[A-Za-z0-9]{16,}"),
+    _tok("stripe-key", b"rk_", rb"(?:live|test)_[A-Za-z0-9]{16,}"),
+    _tok("stripe-key", b"whsec_", rb"[A-Za-z0-9]{24,}"),
+    _tok("google-api-key", b"AIza", rb"[A-Za-z0-9_-]{35}"),
+    _tok("google-oauth-token", b"ya29.", rb"[A-Za-z0-9_-]{20,}"),
+    _tok("google-oauth-token", b"GOCSPX-", rb"[A-Za-z0-9_-]{20,}"),
+    _tok("npm-token", b"npm_", rb"[A-Za-z0-9]{36}"),
+    _tok("pypi-token", b"pypi-AgE", rb"[A-Za-z0-9_-]{50,}"),
+    _tok("huggingface-token", b"hf_", rb"(?P<body>[A-Za-z0-9]{30,})", _body_two_cases),
+    _tok("sendgrid-key", b"SG.", rb"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+    _tok("jwt", b"eyJ", rb"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    FormatRule("bearer-token", (b"earer",), rb"earer(?<=\b[Bb]earer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)",
+               _token_literal),
+    FormatRule("basic-auth", (b"asic",),
+               rb"asic(?<=\b[Bb]asic)[ \t]+(?P<v>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])", _basic_credentials),
+    FormatRule("connection-string", (b"://",),
+               rb"://[^\s:/?#@\"'<>]*:(?P<v>[^\s/?#@\"'<>]{1,256})@[^\s/?#@\"'<>]", _url_password),
 )
 
 
@@ -147,8 +177,11 @@ def candidates(text: str) -> list[Candidate]:
     """
     out: list[Candidate] = []
     raw = latin1_view(text)
-    for priority, (kind, pattern, check) in enumerate(FORMAT_RULES):
-        has_value_group = "v" in pattern.groupindex
+    for priority, rule in enumerate(FORMAT_RULES):
+        pattern = rule.pattern_for(raw)
+        if pattern is None:
+            continue  # no match can exist without one of the rule's literals
+        kind, check, has_value_group = rule.kind, rule.check, rule.has_value_group
         for m in pattern.finditer(raw):
             start, end = m.span("v") if has_value_group else m.span()
             if check is None or check(text, m, text[start:end]):

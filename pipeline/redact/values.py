@@ -11,7 +11,7 @@ state-file write refused over ``changeme`` would only teach people to pass ``--m
 
 from __future__ import annotations
 
-import re
+from pipeline.redact.lazy import lazy_pattern
 
 #: Values shorter than this are never flagged, so the report's 4-character preview never shows a whole
 #: value (DESIGN.md "Redaction": "never showing the full value").
@@ -31,10 +31,11 @@ _REFERENCE_PREFIXES = (
     "$", "%(", "%{", "{", "!", "&", "*", "process.env", "os.environ", "os.getenv", "getenv",
     "env.", "env(", "env[", "ENV[", "secrets.", "vault:", "arn:",
 )
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_IDENT_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
-_FILE_NAME = re.compile(r"[\w.-]+\.(?:pem|key|crt|cer|p12|pfx|json|txt|env|ya?ml|toml|ini|cfg|conf)")
-_MASK_RUN = re.compile(r"[*xX.•#_-]+|(.)\1+")
+# compiled on first use: only candidate values reach these (see ``lazy.py``)
+_ENV_NAME = lazy_pattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_IDENT_PATH = lazy_pattern(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_FILE_NAME = lazy_pattern(r"[\w.-]+\.(?:pem|key|crt|cer|p12|pfx|json|txt|env|ya?ml|toml|ini|cfg|conf)")
+_MASK_RUN = lazy_pattern(r"[*xX.•#_-]+|(.)\1+")
 
 
 def is_placeholder(value: str) -> bool:
@@ -56,19 +57,19 @@ def is_placeholder(value: str) -> bool:
         or "REDACTED" in value
         or ("{" in value and "}" in value)
         or "%s" in value
-        or _MASK_RUN.fullmatch(value)
-        or _ENV_NAME.fullmatch(value)
+        or _MASK_RUN().fullmatch(value)
+        or _ENV_NAME().fullmatch(value)
     ):
         return True
     # file paths and key-file names are where a secret lives, not the secret
     if value.startswith(("~/", "./", "../")) or (value.startswith("/") and "/" in value[1:]):
         return True
-    return _FILE_NAME.fullmatch(value) is not None
+    return _FILE_NAME().fullmatch(value) is not None
 
 
 def is_identifier_path(value: str) -> bool:
     """True for ``name`` / ``obj.attr.attr``: in code, a variable, not a literal."""
-    return _IDENT_PATH.fullmatch(value) is not None
+    return _IDENT_PATH().fullmatch(value) is not None
 
 
 def has_digit_and_letter(value: str) -> bool:

@@ -29,18 +29,30 @@ HEADER = "# Transcript Raw Material"
 ITEM_CAP = 2_000  # characters per listed item
 LAST_ASSISTANT = 10
 
-#: Sentences that look like a decision: explicit markers and the common implicit phrasings.
-DECISION_CUES = re.compile(
-    r"""\b(?:
-        APPROVED|REJECTED|DECIDED|DECISION|CHOSE|CHOSEN|
-        (?:we(?:'re|\s+are)|I(?:'m|\s+am))\s+going\s+with|going\s+with|let'?s\s+go\s+with|
-        we\s+will\s+use|we'll\s+use|I'll\s+use|let'?s\s+use|settled\s+on|switch(?:ing|ed)\s+to|
-        decided\s+(?:to|on|against)|opt(?:ing|ed)\s+for|chose\s+\S+\s+over|ruled\s+out|
-        (?:didn'?t|did\s+not|won'?t|doesn'?t)\s+work\s+because|instead\s+of|rather\s+than
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
+#: Sentences that look like a decision: explicit markers and the common implicit phrasings, matched
+#: case-insensitively (``has_decision_cue``).
+DECISION_CUES_SOURCE = r"""\b(?:
+    approved|rejected|decided|decision|chose|chosen|
+    (?:we(?:'re|\s+are)|i(?:'m|\s+am))\s+going\s+with|going\s+with|let'?s\s+go\s+with|
+    we\s+will\s+use|we'll\s+use|i'll\s+use|let'?s\s+use|settled\s+on|switch(?:ing|ed)\s+to|
+    decided\s+(?:to|on|against)|opt(?:ing|ed)\s+for|chose\s+\S+\s+over|ruled\s+out|
+    (?:didn'?t|did\s+not|won'?t|doesn'?t)\s+work\s+because|instead\s+of|rather\s+than
+)\b"""
+#: The cues over lower-cased ASCII text: the same matches as ``re.IGNORECASE`` there, 2-3x faster in
+#: ``re`` (no case folding per character).
+_ASCII_CUES = re.compile(DECISION_CUES_SOURCE, re.VERBOSE)
+_unicode_cues: re.Pattern[str] | None = None  # with re.IGNORECASE, compiled for the first non-ASCII text
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])|\n+")
+
+
+def has_decision_cue(text: str) -> bool:
+    """True when ``text`` holds a decision cue (``DECISION_CUES_SOURCE``, any letter case)."""
+    global _unicode_cues
+    if text.isascii():
+        return _ASCII_CUES.search(text.lower()) is not None
+    if _unicode_cues is None:  # Unicode case folding (e.g. "ſ" ~ "s") needs the real thing
+        _unicode_cues = re.compile(DECISION_CUES_SOURCE, re.IGNORECASE | re.VERBOSE)
+    return _unicode_cues.search(text) is not None
 
 
 def one_line(text: str, limit: int = ITEM_CAP) -> str:
@@ -66,12 +78,12 @@ class RawMaterial:
 
 
 def _decision_sentences(text: str) -> list[str]:
-    if not DECISION_CUES.search(text):
+    if not has_decision_cue(text):
         return []
     out = []
     for sentence in _SENTENCE_SPLIT.split(text):
         sentence = sentence.strip(" -*>#\t")
-        if len(sentence) >= 8 and DECISION_CUES.search(sentence):
+        if len(sentence) >= 8 and has_decision_cue(sentence):
             out.append(one_line(sentence, 400))
     return out
 

@@ -95,6 +95,7 @@ class _Reader:
         self.subagent_file: bool | None = None  # decided by the first user/assistant line
         self.last_session: object = None
         self.branch_final = False
+        self.env_done = False  # cwd, version and a real branch are known: _note_env has nothing left to do
         # per-record context, set by feed()
         self.line = 0
         self.timestamp: str | None = None
@@ -103,13 +104,15 @@ class _Reader:
     # -- records ------------------------------------------------------------------------------------------
     def feed(self, line: int, rec: dict) -> None:
         """Take one record (a dict) found at ``line``."""
-        rtype = rec.get("type")
-        timestamp = norm_iso(rec.get("timestamp"))
+        get = rec.get
+        rtype = get("type")
+        timestamp = norm_iso(get("timestamp"))
         if timestamp:
-            if self.meta.start_time is None:
-                self.meta.start_time = timestamp
-            self.meta.end_time = timestamp
-        session = rec.get("sessionId") or rec.get("session_id")
+            meta = self.meta
+            if meta.start_time is None:
+                meta.start_time = timestamp
+            meta.end_time = timestamp
+        session = get("sessionId") or get("session_id")
         if session != self.last_session and isinstance(session, str):
             self.sink.note_session(session)
             self.last_session = session
@@ -117,14 +120,15 @@ class _Reader:
         self.session = session if isinstance(session, str) else None
 
         if rtype == "user" or rtype == "assistant":
-            self._note_env(rec)
-            sidechain = rec.get("isSidechain") is True or bool(rec.get("parent_tool_use_id"))
+            if not self.env_done:
+                self._note_env(rec)
+            sidechain = get("isSidechain") is True or bool(get("parent_tool_use_id"))
             if self.subagent_file is None:
                 self.subagent_file = sidechain
             if sidechain and not self.subagent_file:
                 self.report.ignored["sidechain"] += 1
                 return
-            message = rec.get("message")
+            message = get("message")
             if not isinstance(message, dict):
                 self.report.unknown_types[f"{rtype} without message"] += 1
                 return
@@ -166,9 +170,22 @@ class _Reader:
                     self.branch_final = True
                 elif branch and meta.git_branch is None:
                     meta.git_branch = branch  # "HEAD": better than nothing, replaced by a real branch
+        self.env_done = self.branch_final and meta.cwd is not None and meta.version is not None
 
-    def _add(self, kind: str, **fields) -> Event:
-        return self.sink.add(kind, line=self.line, timestamp=self.timestamp, session_id=self.session, **fields)
+    def _add(
+        self,
+        kind: str,
+        text: str = "",
+        tool_name: str | None = None,
+        target: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+        todos: list[TodoItem] | None = None,
+        agent: str | None = None,
+    ) -> Event:
+        return self.sink.add(kind, text=text, timestamp=self.timestamp, tool_name=tool_name, target=target,
+                             call_id=call_id, is_error=is_error, todos=todos, agent=agent, line=self.line,
+                             session_id=self.session)
 
     # -- user lines ---------------------------------------------------------------------------------------
     def _user(self, rec: dict, message: dict) -> None:

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
 
-EventKind = Literal[
-    "user_prompt",  # what the person typed (slash commands as "/name args")
-    "assistant_text",  # one assistant message (lines sharing a message id are joined)
-    "reasoning",  # thinking / reasoning text (often empty in new harness versions; then not emitted)
-    "tool_call",  # a tool call: tool_name + target (main argument)
-    "tool_result",  # a tool result: call_id, is_error, text (capped)
-    "compaction",  # the harness's compaction summary (model-written; never a user prompt)
-    "subagent_call",  # a sub-agent (Task/Agent/task) call: tool_name, target = description, text = prompt
-    "subagent_result",  # a sub-agent's final answer: call_id, agent, text
-    "todo_list",  # a todo list write (TodoWrite, TaskCreate/TaskUpdate, todowrite): todos = full list after it
-]
-
+#: What ``Event.kind`` can be:
+#:   user_prompt: what the person typed (slash commands as "/name args");
+#:   assistant_text: one assistant message (lines sharing a message id are joined);
+#:   reasoning: thinking / reasoning text (often empty in new harness versions; then not emitted);
+#:   tool_call: a tool call: tool_name + target (main argument);
+#:   tool_result: a tool result: call_id, is_error, text (capped);
+#:   compaction: the harness's compaction summary (model-written; never a user prompt);
+#:   subagent_call: a sub-agent (Task/Agent/task) call: tool_name, target = description, text = prompt;
+#:   subagent_result: a sub-agent's final answer: call_id, agent, text;
+#:   todo_list: a todo list write (TodoWrite, TaskCreate/TaskUpdate, todowrite): todos = full list after it.
 EVENT_KINDS: tuple[str, ...] = (
     "user_prompt",
     "assistant_text",
@@ -37,8 +34,35 @@ EVENT_KINDS: tuple[str, ...] = (
 #: Kinds that are a call of a tool by the assistant (listed under "Tool Calls" in raw material).
 CALL_KINDS: frozenset[str] = frozenset({"tool_call", "subagent_call", "todo_list"})
 
-Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
-TodoStatus = Literal["pending", "in_progress", "completed"]
+HARNESSES: tuple[str, ...] = ("claude-code", "copilot", "opencode", "codex", "generic")
+TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
+
+# The Literal aliases below are for type checkers; at run time they are built on first access
+# (``__getattr__``), because importing ``typing`` costs ~2.5 ms of the hook path's start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    EventKind = Literal[
+        "user_prompt", "assistant_text", "reasoning", "tool_call", "tool_result", "compaction",
+        "subagent_call", "subagent_result", "todo_list",
+    ]
+    Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
+    TodoStatus = Literal["pending", "in_progress", "completed"]
+
+_LITERAL_ALIASES = {"EventKind": EVENT_KINDS, "Harness": HARNESSES, "TodoStatus": TODO_STATUSES}
+
+
+def __getattr__(name: str) -> object:
+    """``EventKind``, ``Harness``, ``TodoStatus``: ``typing.Literal`` aliases, imported only when asked for."""
+    values = _LITERAL_ALIASES.get(name)
+    if values is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    alias = Literal[values]
+    globals()[name] = alias
+    return alias
 
 
 @dataclass(slots=True)

@@ -65,6 +65,8 @@ _KEYS: dict[str, tuple[str, ...]] = {
 }
 
 _GENERIC_KEYS = ("file_path", "filePath", "path", "command", "cmd", "pattern", "url", "query", "description", "name")
+#: tool name (lower case) -> its keys, then the generic ones (built once, not per call)
+_LOOKUP: dict[str, tuple[str, ...]] = {name: keys + _GENERIC_KEYS for name, keys in _KEYS.items()}
 
 
 def _stringify(value: object) -> str | None:
@@ -131,7 +133,7 @@ def main_target(tool_name: str | None, args: object, *, limit: int = 300) -> str
     if name == "taskupdate" and "taskId" in args:
         status = args.get("status")
         return _clip(f"task {args['taskId']}" + (f" -> {status}" if status else ""), limit)
-    for key in _KEYS.get(name, ()) + _GENERIC_KEYS:
+    for key in _LOOKUP.get(name, _GENERIC_KEYS):
         text = _stringify(args.get(key))
         if text and text.strip():
             return _clip(text, limit)
