@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(BIN)/python -m compileall -q pipeline evals  # hooks start faster with bytecode, even where Python may not write it
 	touch $(STAMP)
 
 ## make run: recover a state file from the bundled Claude Code transcript and print it

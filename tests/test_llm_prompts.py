@@ -100,7 +100,7 @@ def test_condense_numbers_lines_trims_tool_output_and_dedupes(tmp_path):
     lines = condense(t, tool_chars=100)
     assert [line.index for line in lines] == [0, 1, 2, 3]
     assert lines[0].text == "[0] 2026-09-01T10:00:00Z user: run the tests"
-    assert lines[1].text == "[1] 2026-09-01T10:00:01Z tool output: " + "x" * 100 + "…[+900 chars]"
+    assert lines[1].text == "[1] 2026-09-01T10:00:01Z tool output: " + "x" * 100 + "...[+900 chars]"
     assert lines[2].text == "[2] 2026-09-01T10:00:02Z tool output: (same output as [1])"
     assert lines[3].text.endswith("y" * 1000)  # conversation text is not cut at the tool limit
 

@@ -169,3 +169,18 @@ def test_unreadable_records_never_fatal(tmp_path):
     assert t.events[1].call_id is None and t.events[1].timestamp is None
     assert t.report.unknown_types["user without message"] == 1
     assert os.path.basename(t.meta.path) == "odd.jsonl"
+
+
+def test_trusted_root_accepts_a_relative_path_with_dotdot(tmp_path, monkeypatch):
+    """Bug: 'sub/../t.jsonl' under DUCK_TAPE_TRUSTED_ROOT was refused as going through a symlink."""
+    from pipeline.transcripts.safety import check_transcript_path
+
+    (tmp_path / "sub").mkdir()
+    target = tmp_path / "t.jsonl"
+    target.write_text('{"role": "user", "content": "hi"}\n')
+    monkeypatch.chdir(tmp_path)
+    assert check_transcript_path("sub/../t.jsonl", max_bytes=10_000, trusted_root=str(tmp_path)) == str(target)
+    (tmp_path / "sub" / "t2.jsonl").write_text('{"role": "user", "content": "hi"}\n')
+    (tmp_path / "link").symlink_to(tmp_path / "sub")
+    with pytest.raises(InputError, match="symlink"):
+        check_transcript_path("link/t2.jsonl", max_bytes=10_000, trusted_root=str(tmp_path))

@@ -518,11 +518,11 @@ def test_over_long_fields_are_capped_and_counted(tmp_path):
         tool_result("toolu_01", "o" * 70),
     ], caps=caps)
     prompt, answer, call, output = t.events
-    assert prompt.text == "p" * 100 + "…[+50 chars]"
-    assert answer.text == ("a" * 30 + "\n\n" + "b" * 80)[:100] + "…[+12 chars]"
+    assert prompt.text == "p" * 100 + "...[+50 chars]"
+    assert answer.text == ("a" * 30 + "\n\n" + "b" * 80)[:100] + "...[+12 chars]"
     assert len(call.target) == 40 and call.target.endswith("…")
     assert call.text.startswith("command: echo xxx") and call.text.endswith(" chars]")
-    assert output.text == "o" * 50 + "…[+20 chars]"
+    assert output.text == "o" * 50 + "...[+20 chars]"
     assert t.report.capped_fields == 5
 
 

@@ -72,7 +72,7 @@ def test_corpus_review_subagent_rollout():
     assert [e.call_id for e in results] == [e.call_id for e in calls]
     assert not any(e.is_error for e in results)  # all "Exit code: 0"
     assert results[0].text.startswith("Exit code: 0\nWall time: 0 seconds\nTotal output lines: 1487\n")
-    assert results[0].text.endswith("…[+35808 chars]")  # 39,808-character output capped at 4,000
+    assert results[0].text.endswith("...[+35808 chars]")  # 39,808-character output capped at 4,000
     (answer,) = [e for e in t.events if e.kind == "assistant_text"]  # not also the event_msg agent_message
     assert answer.line == 37 and answer.text.startswith('{\n  "findings": [')
     assert [e.line for e in t.events if e.kind == "reasoning"] == [16, 28, 35]  # line 9 has an empty summary

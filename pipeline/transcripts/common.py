@@ -28,11 +28,15 @@ DEFAULT_CAPS = Caps()
 
 
 def cap(text: str, limit: int, report: ReadReport) -> str:
-    """Return ``text`` cut to ``limit`` characters (marking the cut with ``…[+N chars]``), counting cuts in ``report``."""
+    """Return ``text`` cut to ``limit`` characters (marking the cut with ``...[+N chars]``), counting cuts in ``report``.
+
+    The marker is ASCII on purpose: a non-Latin-1 character would make CPython store the whole kept text at
+    2 bytes per character (the 60 MB memory budget holds thousands of capped tool outputs).
+    """
     if len(text) <= limit:
         return text
     report.capped_fields += 1
-    return f"{text[:limit]}…[+{len(text) - limit} chars]"
+    return f"{text[:limit]}...[+{len(text) - limit} chars]"
 
 
 def call_text(args: object, limit: int, report: ReadReport) -> str:

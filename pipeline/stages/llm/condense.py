@@ -4,7 +4,7 @@ Each event becomes one numbered line, ``[<index>] <timestamp> <label>: <text>``,
 index in ``Transcript.events`` (what evidence must cite) and the text is the event's own text, so a quote the
 model copies from a line is a verbatim substring of the cited event.  Condensing:
 
-* tool calls and tool outputs are cut to ``tool_chars`` characters (``…[+N chars]`` marks the cut); prompts,
+* tool calls and tool outputs are cut to ``tool_chars`` characters (``...[+N chars]`` marks the cut); prompts,
   assistant messages, reasoning, sub-agent results and compaction summaries to ``TEXT_CHARS``;
 * a tool output identical to an earlier one is replaced by ``(same output as [k])``; empty events are skipped;
 * line breaks inside an event are kept (quotes may span them: grounding compares whitespace-insensitively).
@@ -47,7 +47,7 @@ class Line:
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}…[+{len(text) - limit} chars]"
+    return f"{text[:limit]}...[+{len(text) - limit} chars]"
 
 
 def _label(event) -> str:
