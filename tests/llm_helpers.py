@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from evals.llm_replay import scrub_response
 from pipeline.config import Config
 from pipeline.transcripts import read_transcript
 
@@ -172,22 +173,13 @@ def _scrub_request(request):
     return request
 
 
-def _scrub_response(response):
-    response = copy.deepcopy(response)
-    headers = response.get("headers", {})
-    for name in list(headers):
-        if name.lower() in ("date", "server"):
-            del headers[name]
-    return response
-
-
 def vcr_settings() -> dict:
     """pytest-recording settings: auth and machine headers dropped, requests matched on method, host, path and the
     exact body (not the stand-in's random port), every recorded interaction must be played (checked by the tests)."""
     return {
         "filter_headers": ["authorization", "api-key", "x-api-key", "openai-organization", "openai-project"],
         "before_record_request": _scrub_request,
-        "before_record_response": _scrub_response,
+        "before_record_response": scrub_response,
         "match_on": ["method", "scheme", "host", "path", "body"],
         "decode_compressed_response": True,
         "allow_playback_repeats": False,
