@@ -1,0 +1,100 @@
+"""Safe CONTEXT.md writes: an exclusive lock around read-plan-write, atomic replace, a backup until it succeeds.
+
+Issue 5 "Safe writes".  The lock is a ``filelock.FileLock`` (an OS lock: released when the process dies, so a
+crash never leaves a stale lock) on ``<dir of CONTEXT.md>/.duck-tape/<name>.lock``; the store directory is created
+with its ``.gitignore`` (``*``) when missing, so neither the lock nor the backup shows up in ``git status``.
+
+``update`` re-reads the file under the lock and re-plans when it changed since the caller's plan, so two merges
+started together both land.  The write keeps the previous text in ``.duck-tape/<name>.bak`` until the new file
+is in place (``pipeline.fsutil.atomic_write_text``: temp file, fsync, rename), then removes the backup; a crash
+mid-write leaves the old file intact (and the backup beside it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pipeline.errors import DuckTapeError, InputError
+from pipeline.fsutil import atomic_write_text
+
+LOCK_TIMEOUT_SECONDS = 120.0
+STORE = ".duck-tape"
+
+
+def lock_path(path: Path) -> Path:
+    """``<dir>/.duck-tape/<name>.lock``."""
+    return path.parent / STORE / f"{path.name}.lock"
+
+
+def backup_path(path: Path) -> Path:
+    """``<dir>/.duck-tape/<name>.bak``: the previous text, present only while a write is in flight (or after a crash)."""
+    return path.parent / STORE / f"{path.name}.bak"
+
+
+def read_context(path: Path) -> str | None:
+    """The exact text of ``path`` (line ends kept), or None when it does not exist.
+
+    Raises ``InputError`` (exit 2) for a symlink (an atomic replace would turn it into a file), a directory or
+    text that is not UTF-8.
+    """
+    if path.is_symlink():
+        raise InputError("is a symlink; pass the file it points to with --context", path=str(path))
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a CONTEXT.md file", path=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte offset {exc.start})", path=str(path)) from None
+
+
+@contextmanager
+def locked(path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the exclusive lock of ``path`` (module docstring).  Raises ``InputError`` when the directory of
+    ``path`` does not exist, ``DuckTapeError`` (exit 1) after ``timeout`` seconds of waiting."""
+    from filelock import FileLock, Timeout
+
+    from pipeline.state.store import ensure_store
+
+    if not path.parent.is_dir():
+        raise InputError("its directory does not exist", path=str(path))
+    ensure_store(path.parent / STORE)
+    lock = FileLock(str(lock_path(path)), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise DuckTapeError(
+            f"timed out after {timeout:.0f} s waiting for {lock_path(path)}: another duck-tape write to this file is running",
+            path=str(path),
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def write_with_backup(path: Path, text: str, before: str | None) -> None:
+    """Write ``text`` to ``path`` atomically; ``before`` (the current text, None for a new file) is kept in the
+    backup file until the replace succeeded.  Raises ``OSError``; the old file is then intact."""
+    backup = backup_path(path)
+    if before is not None:
+        atomic_write_text(backup, before)
+    atomic_write_text(path, text)
+    if before is not None:
+        backup.unlink(missing_ok=True)
+
+
+def update(path: Path, before: str | None, after: str, replan: Callable[[str | None], str | None]) -> str | None:
+    """Under the lock: write ``after`` when ``path`` still holds ``before``; otherwise write ``replan(current)``
+    (its None means nothing to write).  Returns the text written, or None when nothing was written."""
+    with locked(path):
+        current = read_context(path)
+        text = after if current == before else replan(current)
+        if text is None or text == current:
+            return None
+        write_with_backup(path, text, current)
+        return text
