@@ -72,7 +72,7 @@ def bench_checkpoint(tmp: Path) -> None:
         wall, cpu = checkpoint_times(five, env)
         verdict = "meets" if wall < CHECKPOINT_TARGET else "misses"
         print(f"  {label:<58} wall {wall * 1000:4.0f} ms, cpu {cpu * 1000:4.0f} ms  ({verdict} the "
-              f"{CHECKPOINT_TARGET * 1000:.0f} ms target; {BASH_JQ_HOOK_SECONDS / wall:.1f}x the bash+jq hook's "
+              f"{CHECKPOINT_TARGET * 1000:.0f} ms target; {BASH_JQ_HOOK_SECONDS / wall:.1f}x as fast as the bash+jq hook's "
               f"~{BASH_JQ_HOOK_SECONDS * 1000:.0f} ms)")
 
 
