@@ -125,8 +125,12 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--session-start", default=None, metavar="ISO-8601",
               help="This session's start time; a marker older than it is reported (and resume continues).")
+@click.option("--reconcile", is_flag=True,
+              help="Then compare the state with the workspace, read-only: commits since it was written, Remaining "
+                   "items that look done, files that no longer exist.")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
+           reconcile: bool,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Resume after a compaction (DESIGN.md "Resume").
 
@@ -134,6 +138,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
     transcript (previewed, written only after approval), then reports the compaction time,
     Current/Done/Remaining and the CONTEXT.md decisions relevant to the work.  Only a recovery writes.
+    --reconcile then checks the state against the workspace (the folder holding DIR), read-only: commits since
+    its Created time, Remaining items that look done, files it names that no longer exist.
     """
     from pipeline import resume as resume_mod
     from pipeline.recovery import recover as run_recovery
@@ -166,11 +172,17 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"))
     assert found.marker is not None and state is not None
     click.echo(resume_mod.report(state, found.marker, context_lines, str(context_path)))
+    if reconcile:  # issue 7: read-only; the workspace is the store's parent folder
+        from pipeline.restore.reconcile import reconcile as run_reconcile
+
+        workspace = directory.resolve().parent
+        click.echo(f"Reconciliation with {workspace} (read-only):")
+        click.echo("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace))))
 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore")
 
 
 def _register() -> None:

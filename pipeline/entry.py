@@ -3,9 +3,10 @@
 Agent harnesses call ``extract-raw`` on every compaction, so its start-up time is part of the user's wait
 (issue 2 budget: 5x faster than the bash+jq extractor, ~80 ms with process start).  Importing click
 costs ~18 ms here, so the plain shapes of the hook commands (``extract-raw PATH [--max-bytes N]``,
-``checkpoint [--transcript PATH] [--dir DIR]``, the pre-compact hook of issue 6) are recognised without it
-and run the same function the click command runs.  Anything else (``--help``, a typo, an extra flag) goes
-to the click CLI in ``pipeline.cli``, which owns parsing, help and errors.
+``checkpoint [--transcript PATH] [--dir DIR]``, the pre-compact hook of issue 6; ``restore …``, the
+post-compaction hook of issue 7) are recognised without it and run the same function the click command runs.
+Anything else (``--help``, a typo, an extra flag) goes to the click CLI in ``pipeline.cli``, which owns parsing,
+help and errors.
 """
 
 from __future__ import annotations
@@ -60,11 +61,44 @@ def _fast_checkpoint(args: list[str]) -> int | None:
     return hook_main(values.get("--transcript"), values.get("--dir"))
 
 
-FAST = {"extract-raw": _fast_extract_raw, "checkpoint": _fast_checkpoint}
+def _fast_restore(args: list[str]) -> int | None:
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format claude-code|plain] [--no-reconcile]`` (also
+    ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
+    which click then handles (and rejects a bad budget or format with exit 2)."""
+    values: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        name, eq, value = rest.pop(0).partition("=")
+        if name == "--no-reconcile" and not eq and name not in values:
+            values[name] = ""
+            continue
+        if name not in ("--dir", "--budget", "--format") or name in values:
+            return None
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if not value:
+            return None
+        values[name] = value
+    from pipeline.restore.handoff import FORMATS, MAX_BUDGET, MIN_BUDGET
+
+    budget = values.get("--budget")
+    if budget is not None and not (budget.isdigit() and MIN_BUDGET <= int(budget) <= MAX_BUDGET):
+        return None
+    if values.get("--format", "plain") not in FORMATS:
+        return None
+    from pipeline.restore.run import restore_main
+
+    return restore_main(values.get("--dir"), int(budget) if budget else None, values.get("--format", "plain"),
+                        reconcile="--no-reconcile" not in values)
+
+
+FAST = {"extract-raw": _fast_extract_raw, "checkpoint": _fast_checkpoint, "restore": _fast_restore}
 
 
 #: Fast-lane commands that, as the process entry, end the process themselves (``_exit_now``).
-EXIT_NOW = frozenset({"extract-raw", "checkpoint"})
+EXIT_NOW = frozenset({"extract-raw", "checkpoint", "restore"})
 
 
 def _exit_now(code: int) -> None:

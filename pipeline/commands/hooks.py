@@ -45,12 +45,17 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 @click.option("--command", "hook_command", default="duck-tape", show_default=True, metavar="CMD",
               help="How the hook calls duck-tape, as shell words (e.g. an absolute path when duck-tape is not on "
                    "the hook's PATH; quote a path with spaces).")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str) -> None:
+@click.option("--restore", is_flag=True,
+              help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
+                   "--format claude-code`, which feeds the state back into the context right after a compaction.")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool) -> None:
     """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
 
     claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
     --project), keeping every existing hook; copilot: .github/hooks/duck-tape.json (preCompact); opencode:
     .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
+    --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
+    `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
     Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
     changes is backed up first (<file>.<UTC time>.bak).
     """
@@ -59,7 +64,7 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str)
 
     from pipeline.hooks.install import apply_plan, plan_install
 
-    plan = plan_install(harness, Path(root), project=project, command=hook_command)
+    plan = plan_install(harness, Path(root), project=project, command=hook_command, restore=restore)
     click.echo(f"# {plan.path}")
     click.echo(plan.snippet, nl=not plan.snippet.endswith("\n"))
     if not plan.changed:

@@ -11,10 +11,18 @@ Shapes follow each harness's documentation:
   "timeoutSec": 30}]}}``.
 * opencode: a plugin file in ``.opencode/plugins/`` (``pipeline.hooks.opencode_plugin``).
 
-Merging keeps every other key and hook of an existing file; a duck-tape checkpoint hook already there is
-recognised by its command (``… duck-tape checkpoint …``), left alone when identical (nothing to write) and
-updated in place otherwise.  Planning is pure (``plan_install`` reads the current file only); writing
-(``apply_plan``) backs the old file up first and writes atomically.
+``--restore`` (issue 7, Claude Code only) adds, beside the pre-compact hook, a ``SessionStart`` group with the
+matcher ``compact`` running ``duck-tape restore --format claude-code``: Claude Code runs ``SessionStart`` hooks
+with ``source: "compact"`` right after a compaction (matchers ``startup``, ``resume``, ``clear``, ``compact``), and
+adds the ``hookSpecificOutput.additionalContext`` of a hook's JSON stdout to the new context (code.claude.com
+"Hooks reference", SessionStart).  Copilot CLI ignores what a ``sessionStart`` hook returns
+(github/copilot-cli#2142) and opencode has no post-compaction hook that adds context, so ``--restore`` is refused
+for them.
+
+Merging keeps every other key and hook of an existing file; a duck-tape hook already there is recognised by
+its command (``… duck-tape checkpoint …``, ``… duck-tape restore …``), left alone when identical (nothing to
+write) and updated in place otherwise (its group and matcher kept).  Planning is pure (``plan_install`` reads the
+current file only); writing (``apply_plan``) backs the old file up first and writes atomically.
 """
 
 from __future__ import annotations
@@ -33,6 +41,10 @@ from pipeline.fsutil import atomic_write_text
 TIMEOUT_SECONDS = 30
 OURS = re.compile(r"(?:^|[\s/\\\"'])duck-tape(?:\.exe)?[\"']?\s+checkpoint\b")
 """A hook command that runs ``duck-tape checkpoint`` (any path to duck-tape, any flags after it)."""
+OURS_RESTORE = re.compile(r"(?:^|[\s/\\\"'])duck-tape(?:\.exe)?[\"']?\s+restore\b")
+"""A hook command that runs ``duck-tape restore``."""
+RESTORE_TIMEOUT_SECONDS = 10
+RESTORE_MATCHER = "compact"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +83,17 @@ def claude_group(command: str = "duck-tape") -> dict:
     return {"matcher": "", "hooks": [{"type": "command", "command": claude_command(command), "timeout": TIMEOUT_SECONDS}]}
 
 
+def claude_restore_command(command: str = "duck-tape") -> str:
+    """The Claude Code ``SessionStart`` command: the handoff of the project's store as hook JSON."""
+    return f'{command} restore --dir "${{CLAUDE_PROJECT_DIR:-.}}/.duck-tape" --format claude-code'
+
+
+def claude_restore_group(command: str = "duck-tape") -> dict:
+    """One ``SessionStart`` matcher group (matcher ``compact``: only after a compaction) running the restore."""
+    return {"matcher": RESTORE_MATCHER, "hooks": [
+        {"type": "command", "command": claude_restore_command(command), "timeout": RESTORE_TIMEOUT_SECONDS}]}
+
+
 def copilot_entry(command: str = "duck-tape") -> dict:
     """One Copilot CLI ``preCompact`` command hook (bash and PowerShell), run from the repository root."""
     line = f"{command} checkpoint"
@@ -99,25 +122,38 @@ def _table(data: dict, key: str, kind: type, path: Path, where: str) -> object:
     return value
 
 
-def merge_claude(path: Path, text: str | None, command: str = "duck-tape") -> str:
-    """The settings text with the checkpoint hook added to ``hooks.PreCompact`` (every other key kept).
+def _merge_claude_event(hooks: dict, event: str, group: dict, ours: re.Pattern, path: Path) -> bool:
+    """Put ``group``'s hook into ``hooks[event]``: update our entry in place where one is found (its group and
+    matcher left as they are), else append ``group``.  True when something changed."""
+    groups = _table(hooks, event, list, path, "hooks.")
+    wanted = group["hooks"][0]
+    for existing in groups:
+        entries = existing.get("hooks") if isinstance(existing, dict) else None
+        for n, entry in enumerate(entries if isinstance(entries, list) else []):
+            if isinstance(entry, dict) and isinstance(entry.get("command"), str) and ours.search(entry["command"]):
+                if entry == wanted:
+                    return False
+                entries[n] = wanted
+                return True
+    groups.append(group)
+    return True
 
-    Returns ``text`` itself when an identical duck-tape hook is present.  Raises InputError for a file that
-    is not a JSON object, or whose ``hooks``/``PreCompact`` has the wrong type (names the file and line).
+
+def merge_claude(path: Path, text: str | None, command: str = "duck-tape", *, restore: bool = False) -> str:
+    """The settings text with the checkpoint hook added to ``hooks.PreCompact`` (every other key kept), and with
+    ``restore`` the restore hook to ``hooks.SessionStart`` (matcher ``compact``).
+
+    Returns ``text`` itself when identical duck-tape hooks are present.  Raises InputError for a file that
+    is not a JSON object, or whose ``hooks``/``PreCompact``/``SessionStart`` has the wrong type (names the file
+    and line).
     """
     data = _load(path, text or "")
     hooks = _table(data, "hooks", dict, path, "")
-    groups = _table(hooks, "PreCompact", list, path, "hooks.")
-    wanted = claude_group(command)["hooks"][0]
-    for group in groups:
-        entries = group.get("hooks") if isinstance(group, dict) else None
-        for n, entry in enumerate(entries if isinstance(entries, list) else []):
-            if isinstance(entry, dict) and isinstance(entry.get("command"), str) and OURS.search(entry["command"]):
-                if entry == wanted:
-                    return text if text is not None else _dump(data)
-                entries[n] = wanted
-                return _dump(data)
-    groups.append(claude_group(command))
+    changed = _merge_claude_event(hooks, "PreCompact", claude_group(command), OURS, path)
+    if restore:
+        changed = _merge_claude_event(hooks, "SessionStart", claude_restore_group(command), OURS_RESTORE, path) or changed
+    if not changed and text is not None:
+        return text
     return _dump(data)
 
 
@@ -150,18 +186,26 @@ def target_path(harness: str, root: Path, *, project: bool = False) -> Path:
     raise InputError(f"unknown harness {harness!r}: expected claude-code, copilot or opencode")
 
 
-def plan_install(harness: str, root: Path, *, project: bool = False, command: str = "duck-tape") -> InstallPlan:
-    """Plan the installation (reads the current file, writes nothing).  Raises InputError as ``merge_*``, or
-    when the target exists but is not a regular file."""
+def plan_install(harness: str, root: Path, *, project: bool = False, command: str = "duck-tape",
+                 restore: bool = False) -> InstallPlan:
+    """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
+    restore hook (Claude Code only).  Raises InputError as ``merge_*``, when the target exists but is not a
+    regular file, or for ``restore`` with another harness."""
     from pipeline.hooks.opencode_plugin import plugin_source
 
+    if restore and harness != "claude-code":
+        raise InputError(f"--restore is only for claude-code: {harness} has no post-compaction hook whose output "
+                         "is added to the context (Copilot CLI ignores what sessionStart hooks return)")
     path = target_path(harness, root, project=project)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
     if harness == "claude-code":
-        new = merge_claude(path, old, command)
-        snippet = _dump({"hooks": {"PreCompact": [claude_group(command)]}})
+        new = merge_claude(path, old, command, restore=restore)
+        wanted = {"PreCompact": [claude_group(command)]}
+        if restore:
+            wanted["SessionStart"] = [claude_restore_group(command)]
+        snippet = _dump({"hooks": wanted})
     elif harness == "copilot":
         new = merge_copilot(path, old, command)
         snippet = _dump({"version": 1, "hooks": {"preCompact": [copilot_entry(command)]}})

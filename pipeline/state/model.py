@@ -10,19 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.state.sections import SECTION_NAMES  # re-exported: defined beside the reader of the format
+
 Status = Literal["APPROVED", "REJECTED"]
 StateKind = Literal["manual", "auto", "recovered"]
 FactKind = Literal["fact", "constraint", "subagent", "root_cause", "quirk"]
 Engine = Literal["rules", "llm"]
-
-SECTION_NAMES: tuple[str, ...] = (
-    "Approved Workflow",
-    "Position",
-    "Decision Log",
-    "Established Facts",
-    "Re-derivation",
-    "Suggested Skills",
-)
 
 
 class _Model(BaseModel):

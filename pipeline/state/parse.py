@@ -4,219 +4,38 @@ The inverse of ``pipeline.state.render.render`` (format described there): for ev
 ``render(parse(render(s))) == render(s)``.  Evidence, origin and fact kinds are not in the file, so they come
 back as None / ``"fact"``.
 
-Tolerated on input (hand-written or edited manual files): CRLF or CR line ends, a missing final newline, a
-UTF-8 BOM, trailing whitespace, extra blank lines, the optional ``## Suggested Skills`` section missing,
-``* `` as well as ``- `` bullets, list lines without a bullet (taken whole), an inline
-``- **Done:** <item>``, Position labels left out.  A section body that is the single line ``None`` is empty.
-Only the exact heading lines ``## <section name>`` start a section; other ``#`` lines are body text.
-
-Everything else raises ``InputError`` (exit 2) naming the path and the 1-based line and saying what was
-expected: a first line other than ``# Agent State``, a bad ``Session:``/``Created:`` header line, text before
-the first section, a missing, duplicated or out-of-order section, a Position line that is not one of its
-labels or an indented item, a Decision Log line not of the form
-``<ISO-8601> APPROVED|REJECTED: <what> - <reasoning>``.  A decision line splits at its first `` - ``.
+The reading itself — what is tolerated on input, and every ``InputError`` (exit 2, naming the path and the
+1-based line) — is ``pipeline.state.sections.read_sections``, the one reader of the format, which has no
+pydantic so that the restore hook can use it too (issue 7).  This module only builds the models from it.
 """
 
 from __future__ import annotations
 
-import re
-
-from pipeline.errors import InputError
-from pipeline.state.model import SECTION_NAMES, AgentState, Decision, Fact, Position
-from pipeline.state.render import HEADINGS, NONE, OPTIONAL_SECTIONS, TITLE
-from pipeline.state.store import is_iso_timestamp, split_session_label
-
-Line = tuple[int, str]  # (1-based line number, text without line end and trailing whitespace)
-
-_HEADER_RE = re.compile(
-    r"Session: (?P<session>\S+) \| Cwd: (?P<cwd>.*) \| Repo/Branch: (?P<rb>.*?)(?: \| Trigger: (?P<trigger>.*))?"
-)
-_CREATED_RE = re.compile(r"Created: (?P<created>\S+)")
-_DECISION_RE = re.compile(r"(?P<timestamp>\S+) (?P<status>APPROVED|REJECTED): (?P<rest>.*)")
-_POSITION_LABEL_RE = re.compile(r"- \*\*(?P<label>Current|Done|Remaining):\*\*(?: (?P<value>.*))?")
-_POSITION_ITEM_RE = re.compile(r"\s+[-*](?: (?P<item>.*))?")
-_BULLET_RE = re.compile(r"[-*] (?P<item>.*)")
-
-_HEADER_SHAPE = "'Session: <YYYY-MM-DD-HHMM>[-auto|-recovered] | Cwd: <path> | Repo/Branch: <repo>@<branch>[ | Trigger: <trigger>]'"
-_DECISION_SHAPE = "'<ISO-8601> APPROVED|REJECTED: <what> - <reasoning>'"
-_POSITION_SHAPE = "'- **Current:** <step>', '- **Done:**', '- **Remaining:**' or an indented '  - <item>'"
-
-
-class _Reader:
-    """Builds the ``InputError`` for a line; without a path the text is called ``<string>`` so the line shows."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path or "<string>"
-
-    def fail(self, line: int, message: str) -> InputError:
-        return InputError(message, path=self.path, line=line)
+from pipeline.state.model import AgentState, Decision, Fact, Position
+from pipeline.state.sections import read_sections
 
 
 def parse(text: str, *, path: str | None = None) -> AgentState:
     """Parse Agent State file ``text`` into an ``AgentState``.
 
     ``path`` is only used in error messages (``<path>:<line>: <what was expected>``; ``<string>`` when None).
-    Raises ``InputError`` (module docstring lists the cases).
+    Raises ``InputError`` (the cases are listed in ``pipeline.state.sections``).
     """
-    reader = _Reader(path)
-    lines: list[Line] = [(n, raw.rstrip()) for n, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1)]
-    eof = max(len(lines), 1)
-    filled = [(n, line) for n, line in lines if line]
-
-    if not filled or filled[0][1] != TITLE:
-        raise reader.fail(filled[0][0] if filled else 1, f"expected '{TITLE}' as the first line")
-    if len(filled) < 2:
-        raise reader.fail(eof, f"expected the header line {_HEADER_SHAPE} after '{TITLE}'")
-    header = _parse_header(reader, filled[1])
-    if len(filled) < 3:
-        raise reader.fail(eof, "expected 'Created: <ISO-8601>' after the Session header line")
-    created = _parse_created(reader, filled[2])
-
-    bodies = _split_sections(reader, lines, after=filled[2][0], eof=eof)
+    doc = read_sections(text, path=path)
     return AgentState(
-        **header,
-        created=created,
-        approved_workflow=_parse_workflow(bodies["Approved Workflow"]),
-        position=_parse_position(reader, bodies["Position"]),
-        decisions=[_parse_decision(reader, line) for line in _entries(bodies["Decision Log"])],
-        facts=[Fact(text=text) for _, text in _entries(bodies["Established Facts"])],
-        rederivation=_parse_list(bodies["Re-derivation"]),
-        suggested_skills=_parse_list(bodies.get("Suggested Skills", [])),
+        stamp=doc.stamp,
+        kind=doc.kind,
+        cwd=doc.cwd,
+        repo=doc.repo,
+        branch=doc.branch,
+        trigger=doc.trigger,
+        created=doc.created,
+        approved_workflow=doc.approved_workflow,
+        position=Position(current=doc.current, done=doc.done, remaining=doc.remaining),
+        decisions=[
+            Decision(timestamp=d.timestamp, status=d.status, what=d.what, reasoning=d.reasoning) for d in doc.decisions
+        ],
+        facts=[Fact(text=text) for text in doc.facts],
+        rederivation=doc.rederivation,
+        suggested_skills=doc.suggested_skills,
     )
-
-
-def _parse_header(reader: _Reader, line: Line) -> dict[str, str | None]:
-    number, text = line
-    match = _HEADER_RE.fullmatch(text)
-    if match is None:
-        raise reader.fail(number, f"expected the header line {_HEADER_SHAPE}")
-    label = split_session_label(match["session"])
-    if label is None:
-        raise reader.fail(number, "expected 'Session: <YYYY-MM-DD-HHMM>', '<YYYY-MM-DD-HHMM>-auto' or '-recovered' (UTC stamp)")
-    repo, at, branch = match["rb"].partition("@")
-    if not at:
-        raise reader.fail(number, "expected 'Repo/Branch: <repo>@<branch>' in the header line")
-    stamp, kind = label
-    return {
-        "stamp": stamp,
-        "kind": kind,
-        "cwd": match["cwd"],
-        "repo": repo,
-        "branch": branch,
-        "trigger": match["trigger"] or None,
-    }
-
-
-def _parse_created(reader: _Reader, line: Line) -> str:
-    number, text = line
-    match = _CREATED_RE.fullmatch(text)
-    if match is None or not is_iso_timestamp(match["created"]):
-        raise reader.fail(number, "expected 'Created: <ISO-8601>' (e.g. Created: 2026-11-29T20:31:00Z)")
-    return match["created"]
-
-
-def _split_sections(reader: _Reader, lines: list[Line], *, after: int, eof: int) -> dict[str, list[Line]]:
-    """Map each section name present to its body lines (leading/trailing blank lines removed).
-
-    Checks that sections come in ``SECTION_NAMES`` order, once each, with only blank lines before the first and
-    every section but the optional ones present.
-    """
-    rest = [(n, line) for n, line in lines if n > after]
-    starts = [(i, n, line[3:]) for i, (n, line) in enumerate(rest) if line in HEADINGS]
-    first = starts[0][0] if starts else len(rest)
-    for n, line in rest[:first]:
-        if line:
-            raise reader.fail(n, f"expected a section heading ('{HEADINGS[0]}') after the header")
-
-    present = {name for _, _, name in starts}
-    bodies: dict[str, list[Line]] = {}
-    previous = -1
-    for k, (i, number, name) in enumerate(starts):
-        if name in bodies:
-            raise reader.fail(number, f"duplicate section '## {name}': each section appears once")
-        index = SECTION_NAMES.index(name)
-        _require(reader, SECTION_NAMES[previous + 1 : index], present, number, "before this line")
-        previous = index
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(rest)
-        bodies[name] = _trim(rest[i + 1 : end])
-    _require(reader, SECTION_NAMES[previous + 1 :], present, eof, "at the end of the file")
-    return bodies
-
-
-def _require(reader: _Reader, skipped: tuple[str, ...], present: set[str], number: int, where: str) -> None:
-    """Fail when a required section that belongs before ``number`` was skipped: out of order or missing."""
-    missing = [name for name in skipped if name not in OPTIONAL_SECTIONS]
-    if not missing:
-        return
-    names = ", ".join(f"'## {name}'" for name in missing)
-    if any(name in present for name in missing):
-        order = ", ".join(SECTION_NAMES)
-        raise reader.fail(number, f"section(s) {names} out of order, expected {where} (order: {order})")
-    raise reader.fail(number, f"missing required section(s) {names}, expected {where}")
-
-
-def _trim(body: list[Line]) -> list[Line]:
-    start, end = 0, len(body)
-    while start < end and not body[start][1]:
-        start += 1
-    while end > start and not body[end - 1][1]:
-        end -= 1
-    return body[start:end]
-
-
-def _is_none(body: list[Line]) -> bool:
-    return not body or (len(body) == 1 and body[0][1] == NONE)
-
-
-def _entries(body: list[Line]) -> list[Line]:
-    """The non-blank lines of a one-entry-per-line section (none for a ``None`` body)."""
-    return [] if _is_none(body) else [(n, line) for n, line in body if line]
-
-
-def _parse_workflow(body: list[Line]) -> str | None:
-    return None if _is_none(body) else "\n".join(line for _, line in body)
-
-
-def _parse_list(body: list[Line]) -> list[str]:
-    items = []
-    for _, line in _entries(body):
-        match = _BULLET_RE.fullmatch(line)
-        items.append(match["item"] if match else line)
-    return items
-
-
-def _parse_position(reader: _Reader, body: list[Line]) -> Position:
-    current: str | None = None
-    lists: dict[str, list[str]] = {"Done": [], "Remaining": []}
-    target: list[str] | None = None
-    seen: set[str] = set()
-    for number, line in _entries(body):
-        label = _POSITION_LABEL_RE.fullmatch(line)
-        if label is not None:
-            name, value = label["label"], (label["value"] or "").strip()
-            if name in seen:
-                raise reader.fail(number, f"duplicate '- **{name}:**' in Position")
-            seen.add(name)
-            value = "" if value == NONE else value
-            if name == "Current":
-                current, target = value or None, None
-            else:
-                target = lists[name]
-                if value:
-                    target.append(value)
-            continue
-        item = _POSITION_ITEM_RE.fullmatch(line)
-        if item is None or target is None:
-            raise reader.fail(number, f"expected {_POSITION_SHAPE} in Position")
-        if item["item"]:
-            target.append(item["item"])
-    return Position(current=current, done=lists["Done"], remaining=lists["Remaining"])
-
-
-def _parse_decision(reader: _Reader, line: Line) -> Decision:
-    number, text = line
-    match = _DECISION_RE.fullmatch(text)
-    if match is None or not is_iso_timestamp(match["timestamp"]) or " - " not in match["rest"]:
-        raise reader.fail(number, f"expected a Decision Log line {_DECISION_SHAPE}")
-    what, _, reasoning = match["rest"].partition(" - ")
-    return Decision(timestamp=match["timestamp"], status=match["status"], what=what, reasoning=reasoning)

@@ -56,17 +56,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pipeline.state.model import SECTION_NAMES
+from pipeline.state.sections import HEADINGS, NONE, TITLE
 from pipeline.state.store import is_iso_timestamp, session_label
 
 if TYPE_CHECKING:
     from pipeline.state.model import AgentState, Decision
 
-TITLE = "# Agent State"
-NONE = "None"
-HEADINGS: tuple[str, ...] = tuple(f"## {name}" for name in SECTION_NAMES)
-"""The section heading lines, in file order; only these exact lines start a section."""
-OPTIONAL_SECTIONS: frozenset[str] = frozenset({"Suggested Skills"})
+# TITLE, NONE and HEADINGS (the section heading lines, in file order) come from pipeline.state.sections, the
+# reader of the format, so that the writer and the reader share one definition.
 CURRENT_LABEL = "- **Current:**"
 DONE_LABEL = "- **Done:**"
 REMAINING_LABEL = "- **Remaining:**"

@@ -1,0 +1,94 @@
+"""``duck-tape restore``: the post-compaction hook process (issue 7, item 1).
+
+Reads the marker ``<store>/.last-compact`` and the best state file (DESIGN.md "Resume" step 4 precedence:
+``pipeline.state.store.pick_best``; when only an auto checkpoint is fresh, that auto file is used — this path
+runs no recovery and no LLM), reconciles it with the workspace (the store's parent folder), and prints the
+budgeted handoff, plain or as the Claude Code ``SessionStart`` hook JSON.
+
+It never fails the hook: no marker, no state file, an unreadable or corrupt marker or state file, any error —
+nothing on stdout, one line on stderr, exit 0.  Speed (issue 7: under 0.15 s wall with ten state files, process
+start included): reached through the fast lane of ``pipeline.entry`` (no click), the state file is read by the
+pydantic-free ``pipeline.state.sections`` reader, and the only child process is one ``git log``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO
+
+DEFAULT_STORE = ".duck-tape"
+PREFIX = "duck-tape: restore:"
+MAX_STATE_BYTES = 1024 * 1024
+"""A state file is a few kB; a bigger file is not read (reported as unreadable)."""
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True) -> tuple[bytes, str | None]:
+    """``(output, note)``: the bytes to print (empty when there is nothing to restore) and a stderr note.
+
+    Raises ``InputError`` for a corrupt marker or state file, ``OSError`` for unreadable ones, ``ValueError``
+    for a bad budget or format; ``restore_main`` turns them into one stderr line.
+    """
+    from pipeline.errors import InputError
+    from pipeline.restore.handoff import build_handoff
+    from pipeline.state.marker import read_marker
+    from pipeline.state.sections import read_sections
+    from pipeline.state.store import pick_best
+
+    marker = read_marker(directory)
+    if marker is None:
+        return b"", f"{PREFIX} no compaction marker in {directory}; nothing to restore"
+    best = pick_best(directory)
+    if best is None:
+        return b"", f"{PREFIX} no state file in {directory}; nothing to restore"
+    path = best.info.path
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_STATE_BYTES + 1)
+    if len(data) > MAX_STATE_BYTES:
+        raise InputError(f"state file is over {MAX_STATE_BYTES} bytes; not restoring it", path=str(path))
+    doc = read_sections(data.decode("utf-8", "replace"), path=str(path))
+    drift = None
+    if reconcile:
+        from pipeline.restore.reconcile import reconcile as run_reconcile
+
+        drift = run_reconcile(doc, os.path.dirname(os.path.abspath(directory)))
+    handoff = build_handoff(doc, source=str(path), budget=budget, fmt=fmt, drift=drift, compaction=marker.time)
+    return handoff.output, None
+
+
+def restore_main(directory: str | None = None, budget: int | None = None, fmt: str = "plain", *,
+                 reconcile: bool = True, stdout: IO | None = None, stderr: IO | None = None) -> int:
+    """Run the restore as a hook process: print the handoff (or nothing) and always return 0.
+
+    ``directory``: the store (default ``.duck-tape``); ``budget``: bytes (default ``DEFAULT_BUDGET``); ``fmt``:
+    ``plain`` or ``claude-code``.  stdout gets the handoff bytes only; stderr at most one line.
+    """
+    from pipeline.restore.handoff import DEFAULT_BUDGET
+
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    note = None
+    try:
+        output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
+                                      reconcile=reconcile)
+        if output:
+            sink = getattr(out, "buffer", None)
+            if sink is not None:
+                out.flush()
+                sink.write(output)
+            else:
+                out.write(output.decode("utf-8"))
+    except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
+        note = f"{PREFIX} nothing restored: {_one_line(exc)}"
+    try:
+        if note:
+            err.write(note + "\n")
+        out.flush()
+        err.flush()
+    except (OSError, ValueError):
+        pass
+    return 0
