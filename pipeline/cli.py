@@ -108,6 +108,8 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
         click.echo(str(written))
+    elif not merge_context:
+        _err("duck-tape: dry run: nothing was written")
     if merge_context:
         from pipeline.commands.context import run_merge
         from pipeline.state.parse import parse

@@ -365,3 +365,17 @@ def test_fast_lane_does_not_import_click_or_pydantic(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code, str(CC)], capture_output=True, text=True, check=True)
     assert proc.stderr.strip().splitlines()[-1] == "False False"
+
+
+def test_recover_into_a_path_blocked_by_a_file_is_bad_input(capsys, tmp_path):
+    """Bug: --dir under an existing file ended in 'unexpected error: NotADirectoryError', exit 1."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    code, _, err = run(capsys, "recover", str(CC), "--dir", str(blocker / "sub"), "--yes", "--mask")
+    assert code == 2
+    assert f"{blocker / 'sub'}: cannot use it as the state store" in err and "expected a writable directory" in err
+
+
+def test_recover_dry_run_says_nothing_was_written(capsys, tmp_path):
+    code, _, err = run(capsys, "recover", str(CC), "--dir", str(tmp_path / "s"), "--dry-run")
+    assert code == 0 and "dry run: nothing was written" in err

@@ -136,16 +136,23 @@ def write_state(
     """Write a new state file ``<dir>/<state_filename(stamp, kind)>`` atomically, then rotate; return its path.
 
     Never overwrites: raises ``InputError`` (exit 2) when the name exists, also when another process creates it
-    at the same moment.  Calls ``ensure_store`` first and ``rotate(dir, keep=keep, protect=<new file>)`` after.
-    Raises ``ValueError`` for a bad stamp or kind, ``OSError`` for I/O failures.
+    at the same moment, and when ``dir`` cannot be created as a directory (a file in the way, no permission).
+    Calls ``ensure_store`` first and ``rotate(dir, keep=keep, protect=<new file>)`` after.
+    Raises ``ValueError`` for a bad stamp or kind, ``OSError`` for other I/O failures.
     """
-    root = ensure_store(dir)
+    try:
+        root = ensure_store(dir)
+    except (FileExistsError, NotADirectoryError, FileNotFoundError, PermissionError) as exc:
+        raise InputError(
+            f"cannot use it as the state store ({exc.strerror or type(exc).__name__}); expected a writable directory",
+            path=str(dir),
+        ) from None
     path = root / state_filename(stamp, kind)
     try:
         atomic_create_text(path, text)
     except FileExistsError:
         raise InputError(
-            "state file already exists; not overwriting it (remove or rename it, or write with a later stamp)",
+            "state file already exists; not overwriting it (remove or rename it, or run again in a later minute)",
             path=str(path),
         ) from None
     rotate(root, keep=keep, protect=path)
