@@ -42,7 +42,7 @@ def cli() -> None:
     deterministic rules engine is the default.
 
     Exit codes: 0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction,
-    4 approval declined, 5 validation failed.
+    4 approval declined, 5 validation failed, 6 batch finished with failed sessions.
     """
 
 

@@ -1,7 +1,7 @@
 """One exception hierarchy, mapped to the exit codes of DESIGN.md "Exit codes".
 
 0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction, 4 approval declined,
-5 validation failed and no fallback possible.  Messages name the file (and line) and say how to fix it.
+5 validation failed and no fallback possible; and 6 for a batch in which some sessions failed (issue 6).  Messages name the file (and line) and say how to fix it.
 """
 
 from __future__ import annotations
@@ -50,3 +50,16 @@ class ValidationFailed(DuckTapeError):
     """The state file failed validation and no fallback was possible (exit 5)."""
 
     exit_code = 5
+
+
+class BatchPartialFailure(DuckTapeError):
+    """Some sessions of a batch failed (exit 6, issue 6); the others were written and the report lists all."""
+
+    exit_code = 6
+
+
+class BatchInterrupted(DuckTapeError):
+    """The batch was interrupted (Ctrl-C); the finished sessions are written and cached (exit 1, like any
+    interrupted duck-tape command)."""
+
+    exit_code = 1

@@ -36,7 +36,7 @@ from pipeline.batch.cache import (
 )
 from pipeline.batch.discover import Discovery, Skipped, discover
 from pipeline.batch.worker import Job, empty_record, run_job
-from pipeline.errors import DuckTapeError, InputError
+from pipeline.errors import BatchInterrupted, BatchPartialFailure, InputError  # noqa: F401 (the first two re-exported)
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -44,19 +44,6 @@ if TYPE_CHECKING:
     from pipeline.config import Config
 
 FAILED = ("failed", "refused")
-
-
-class BatchPartialFailure(DuckTapeError):
-    """Some sessions of a batch failed (exit 6, issue 6); the others were written and the report lists all."""
-
-    exit_code = 6
-
-
-class BatchInterrupted(DuckTapeError):
-    """The batch was interrupted (Ctrl-C); the finished sessions are written and cached (exit 1, like any
-    interrupted duck-tape command)."""
-
-    exit_code = 1
 
 
 @dataclass(slots=True)
