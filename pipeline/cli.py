@@ -179,7 +179,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
         workspace = directory.resolve().parent
         click.echo(f"Reconciliation with {workspace} (read-only):")
-        click.echo("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace))))
+        since = found.marker.time if found.recover_from else None  # a state recovered now: commits since compaction
+        click.echo("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.

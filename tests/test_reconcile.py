@@ -275,3 +275,24 @@ def test_current_can_look_done_and_nothing_named_is_said():
     assert lines[1:] == ["- Git: 1 commit since 2026-03-10T10:00:00Z (newest first):",
                          "- Files: none named in Current/Done/Remaining/Re-derivation.",
                          "- abc1234 2026-03-10T11:00:00+00:00 Orders table migration [m.sql]"]
+
+
+@needs_git
+def test_resume_reconcile_after_recovering_counts_commits_since_the_compaction(tmp_path, capsys):
+    """Bug: when resume had to recover (only an auto checkpoint), the recovered state's Created was *now*, so a
+    commit made after the compaction but before resume was missed; the marker's time is the right start."""
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, "Initial", "2026-03-10T09:00:00Z", {"README.md": "shop\n"})
+    done = commit(repo, "Document the RATE_LIMIT_* settings", "2026-03-10T10:30:00Z",
+                  {"docs/configuration.md": "RATE_LIMIT_CAPACITY\n"})
+    store = repo / ".duck-tape"
+    transcript = Path(__file__).resolve().parent.parent / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
+    write_marker(store, Marker("2026-03-10T10:00:00Z", str(repo), None, str(transcript)))
+    assert main(["resume", "--dir", str(store), "--context", str(repo / "CONTEXT.md"), "--reconcile",
+                 "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert (f'  - Looks done (Remaining): "Document the RATE_LIMIT_* settings in docs/configuration.md" — commit '
+            f'{done} "Document the RATE_LIMIT_* settings"') in out
+    assert "  - Git: 1 commit since 2026-03-10T10:00:00Z" in out

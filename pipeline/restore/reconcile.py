@@ -367,13 +367,17 @@ def drift_lines(drift: Drift) -> list[str]:
     return lines
 
 
-def reconcile(state: object, root: str, *, timeout: float = TIMEOUT_SECONDS) -> list[str]:
+def reconcile(state: object, root: str, *, timeout: float = TIMEOUT_SECONDS, since: str | None = None) -> list[str]:
     """Reconcile ``state`` (``StateSections`` or ``AgentState``) with the workspace ``root``; the report lines.
 
-    Runs ``git log`` (read-only) and stats files; never writes.  Never raises for git problems (they become the
-    Git line).
+    Commits count from ``since`` (ISO-8601) when given, else from the state's ``Created`` time: a state
+    recovered after the fact describes the session up to the compaction, so its caller passes the marker's
+    time.  Runs ``git log`` (read-only) and stats files; never writes.  Never raises for git problems (they
+    become the Git line).
     """
     work = work_items(state)
+    if since:
+        work.created = since
     root = os.path.abspath(root)
     log = git_log_since(root, work.created, timeout=timeout)
     return drift_lines(find_drift(work, log, root, os.path.exists))
