@@ -27,6 +27,10 @@ class InputError(DuckTapeError):
     exit_code = 2
 
 
+class StateFileExists(InputError):
+    """A state file of the same name (same minute and kind) is already there; it is never overwritten (exit 2)."""
+
+
 class RedactionRefused(DuckTapeError):
     """A write would contain a potential secret and ``--mask`` was not given (exit 3).
 

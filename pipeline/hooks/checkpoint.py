@@ -147,7 +147,7 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
 
     ``store`` is the ``.duck-tape`` directory; ``now`` (UTC) sets the stamp, ``Created:`` and the marker time.
     """
-    from pipeline.errors import InputError
+    from pipeline.errors import InputError, StateFileExists
 
     moment = now or datetime.now(timezone.utc)
     result = CheckpointResult(messages=[f"{PREFIX} {p}" for p in hook.problems])
@@ -167,11 +167,11 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
         try:
             result.state_path = write_state(store, text, stamp=stamp, kind="auto")
             result.written = True
-        except InputError:
+        except StateFileExists:
             result.state_path = store / state_filename(stamp, "auto")
             result.messages.append(
                 f"{PREFIX} {result.state_path} already exists (a checkpoint in the same minute); kept it, wrote only the marker")
-        except OSError as exc:
+        except (OSError, InputError) as exc:  # InputError: the store is not a usable directory
             target = store / state_filename(stamp, "auto")
             if target.is_file():  # written, then rotation failed to remove an old file
                 result.state_path, result.written = target, True

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pipeline.errors import InputError
+from pipeline.errors import InputError, StateFileExists
 from pipeline.fsutil import atomic_create_text
 
 KINDS: tuple[str, ...] = ("manual", "auto", "recovered")
@@ -151,7 +151,7 @@ def write_state(
     try:
         atomic_create_text(path, text)
     except FileExistsError:
-        raise InputError(
+        raise StateFileExists(
             "state file already exists; not overwriting it (remove or rename it, or run again in a later minute)",
             path=str(path),
         ) from None
