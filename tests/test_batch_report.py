@@ -126,3 +126,10 @@ def test_a_terminal_gets_the_rich_progress_bar(run):
     text = stream.getvalue()
     assert "batch: 2 transcript(s), 0 from cache, 2 to process with 2 worker(s)" in text
     assert "2/2" in text and "failed   -            bad|name.jsonl" in text
+
+
+def test_summary_line_says_how_many_failures_were_refusals(run):
+    """The summary said '2 failed' while the table said 'failed 1, refused 1': the refusals are now named."""
+    run.rows[0]["status"] = "refused"
+    md = to_markdown(run)
+    assert "3 session(s): 1 from cache, 2 failed (of which 1 refused by redaction); " in md

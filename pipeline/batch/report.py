@@ -101,7 +101,8 @@ def to_markdown(run: BatchRun) -> str:
         f"Started: {run.started} | Finished: {run.finished} | Wall: {run.wall_seconds:.2f} s | Engine: {run.engine} "
         f"| Jobs: {run.jobs} | Out: {run.out}" + (" | **interrupted**" if run.interrupted else ""),
         "",
-        f"{t['sessions']} session(s): {t['cached']} from cache, {t['failed']} failed; "
+        f"{t['sessions']} session(s): {t['cached']} from cache, {t['failed']} failed"
+        + (f" (of which {t['status']['refused']} refused by redaction)" if t["status"].get("refused") else "") + "; "
         f"{t['computed_seconds']:.2f} s of processing in this run.",
         "",
         "| " + " | ".join(COLUMNS) + " |",
