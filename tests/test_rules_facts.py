@@ -58,7 +58,8 @@ def test_root_cause_and_quirks():
     b.asst("The migration must be run from the repo root, otherwise alembic.ini is not found.")
     assert facts(b) == [
         ("root_cause", "Root cause: tests/api/test_burst_limits.py leaves the bucket empty, because nothing flushes Redis db 15 between tests."),
-        ("quirk", "The tests can't connect because nothing listens on 6379."),
+        # "The tests can't connect because nothing listens on 6379." is the same finding (port 6379), and the
+        # later sentence states the resolution: one fact per finding (factprune "Same finding")
         ("quirk", "Found it: redis-server in this dev container listens on port 6380, not 6379."),
         ("quirk", "Note: pip install needs --break-system-packages in this container."),
         ("quirk", "The migration must be run from the repo root, otherwise alembic.ini is not found."),
@@ -134,3 +135,89 @@ def test_ordinary_narration_gives_few_facts():
     ]:
         b.asst(sentence)
     assert facts(b) == [("root_cause", "The issue is that we're not awaiting the promise.")]
+
+
+# --- a user sentence already in the Decision Log ------------------------------------------------------------
+def test_a_user_sentence_that_only_picks_an_option_is_not_repeated_as_a_constraint():
+    b = B()
+    b.user("Cache the product lookups.")
+    b.asst("I'd put an in-process LRU cache in front of the product repository.")
+    b.user("nope, don't use an LRU, use memcached. an LRU would differ between the 6 workers")
+    b.user("no, don't use pickle for the cache values, use JSON. never deserialize pickle that came over the network")
+    b.user("ok. leave the retry decorator as is, that belongs to another PR")
+    d = distil.run(b.build()).decisions
+    assert [(x.status, x.what, x.origin) for x in d] == [
+        ("REJECTED", "an LRU", "user"),
+        ("APPROVED", "memcached", "user"),
+        ("REJECTED", "pickle for the cache values", "user"),
+        ("APPROVED", "JSON", "user"),
+        ("REJECTED", "changing the retry decorator", "user"),
+    ]
+    # the picks are in the Decision Log; the standing rule stated next to one of them stays a fact
+    assert facts(b) == [("constraint", "never deserialize pickle that came over the network")]
+
+
+def test_a_declined_tool_call_keeps_the_broader_rule_the_user_gave():
+    b = B()
+    b.user("Make the exporter stream rows.")
+    b.edit("/home/dev/app/vendor/csvkit/writer.py")
+    b.events[-1].is_error = True
+    b.events[-1].text = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    b.user("don't edit anything under vendor, it's synced from upstream. put the wrapper in src/export")
+    d = distil.run(b.build()).decisions
+    assert [(x.status, x.what, x.origin) for x in d] == [
+        ("REJECTED", "edit /home/dev/app/vendor/csvkit/writer.py", "user-rejection")
+    ]
+    assert facts(b) == [("constraint", "don't edit anything under vendor, it's synced from upstream.")]
+
+
+def test_without_the_decision_log_the_sentence_stays_a_constraint():
+    from pipeline.stages.rules import facts as rules_facts
+    from pipeline.stages.rules.scan import scan
+
+    b = B()
+    b.user("Cache the product lookups.")
+    b.asst("I'd put an in-process LRU cache in front of the product repository.")
+    b.user("nope, don't use an LRU, use memcached.")
+    assert [f.text for f in rules_facts.build(scan(b.build()))] == ["nope, don't use an LRU, use memcached."]
+
+
+# --- one fact per finding ---------------------------------------------------------------------------------
+def test_near_duplicate_findings_keep_the_one_that_states_the_resolution():
+    b = B()
+    b.user("Fix the search tests.")
+    b.bash("npm test -- search", "Error: connect ECONNREFUSED 127.0.0.1:9200", error=True)
+    b.asst("The search specs can't reach Elasticsearch on 9200.")
+    b.asst("The integration run failed because Elasticsearch was not on 9200; docker-compose.yml maps it to 9201.")
+    b.asst("Got it: the elasticsearch container publishes port 9201, not 9200.")
+    assert facts(b) == [("quirk", "Got it: the elasticsearch container publishes port 9201, not 9200.")]
+
+
+def test_different_findings_about_one_file_both_stay():
+    b = B()
+    b.user("Why are the invoice totals off by a cent?")
+    b.asst("Root cause: src/billing/tax.py rounds each line before summing the invoice.")
+    b.asst("Note: src/billing/tax.py:40 reads the rate from the TAX_RATE variable, which defaults to 0.2.")
+    b.asst("Note: commit 4e1d9a2 moved the rounding into the helper.")
+    b.asst("Note: commit 7c2f0b1 moved the rounding tests into tests/billing.")
+    assert [t for _, t in facts(b)] == [
+        "Root cause: src/billing/tax.py rounds each line before summing the invoice.",
+        "Note: src/billing/tax.py:40 reads the rate from the TAX_RATE variable, which defaults to 0.2.",
+        "Note: commit 4e1d9a2 moved the rounding into the helper.",
+        "Note: commit 7c2f0b1 moved the rounding tests into tests/billing.",
+    ]
+
+
+def test_same_finding_and_better_rules():
+    from pipeline.stages.rules.factprune import better, distinctive, same_finding
+
+    assert distinctive("`get_user()` in api/users.py:12-30 returns 404 for id 7") == frozenset(
+        {"get_user", "api/users.py", "404"}
+    )
+    symptom = "The worker can't reach statsd on 8125."
+    resolved = "Turns out statsd in this VM listens on 8126, not 8125."
+    assert same_finding(symptom, resolved) and same_finding(resolved, symptom)
+    assert better(resolved, symptom) and not better(symptom, resolved)
+    # a shared two-digit number or a bare product name is too common to tie two facts together
+    assert not same_finding("The API returns 50 items per page.", "Only 50 items fit the API cache.")
+    assert not same_finding("OpenCode stores sessions as JSON.", "OpenCode sessions are stored per project.")

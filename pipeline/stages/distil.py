@@ -32,11 +32,12 @@ def run(transcript: Transcript) -> Distillate:
     """
     s = scan(transcript)
     current, done, remaining = position.build(s)
+    log = decisions.build(s)
     return Distillate(
         approved_workflow=workflow.build(s),
         position=Position(current=current, done=done, remaining=remaining),
-        decisions=decisions.build(s),
-        facts=facts.build(s),
+        decisions=log,
+        facts=facts.build(s, log),
         rederivation=rederive.build(s),
         engines={name: "rules" for name in RULES_SECTIONS},
     )

@@ -20,18 +20,22 @@ message repeated verbatim is read once.  Never from tool output, reasoning or su
 Bounds: at most ``MAX_FACTS``; kinds ordered constraints, sub-agent, root causes, quirks, others, each kind
 chronological.  When a kind has more than its quota, its earliest half and latest half are kept; free slots are
 then filled in kind order.  Duplicates (same normalized text, or content words overlapping >= 70 %, or the
-smaller set covered >= 85 %) are dropped, the first occurrence kept.
+smaller set covered >= 85 %) are dropped, the first occurrence kept.  Then (``factprune``): a user sentence
+that only restates a decision the user made in it (the Decision Log passed to ``build``) is not a constraint,
+and of several sub-agent / root-cause / quirk / other facts about the same finding (same distinctive tokens:
+numbers, paths, identifiers) only the most informative is kept, preferring the one that states the resolution.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.stages.rules import tools
+from pipeline.stages.rules import factprune, tools
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, local_spans, norm_key, quote, similar, span_index_at, strip_markup, tokens
-from pipeline.state.model import Evidence, Fact
+from pipeline.state.model import Decision, Evidence, Fact
 
 MAX_FACTS = 25
 FACT_LIMIT = 300  # characters
@@ -270,14 +274,63 @@ def _select(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> list[_Cand]:
     return out[:MAX_FACTS]
 
 
-def build(s: Scan) -> list[Fact]:
-    """Established Facts with evidence (see module rules for kinds, order and bounds)."""
+def _user_decided(s: Scan, i: int, cands: list[_Cand], decisions: Sequence[Decision]) -> list[_Cand]:
+    """``cands`` (constraints of user prompt ``i``) without those that only restate a decision the user made in
+    that prompt (``factprune.restates_decisions``)."""
+    own = [
+        d for d in decisions
+        if d.origin in factprune.USER_ORIGINS and d.evidence is not None and d.evidence.event_index == i
+    ]
+    if not own:
+        return cands
+    text = s.events[i].text
+    return [c for c in cands if not factprune.restates_decisions(c.text, c.start, c.end, text, own)]
+
+
+def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict[str, list[_Cand]], list[_Cand]]:
+    """Keep one fact per finding (``factprune.same_finding``), the more informative one (``factprune.better``).
+    Constraints are the user's words and are left alone; a compaction-summary fact never replaces another.
+    Only facts sharing a distinctive token are compared (an index by token), so the cost stays near linear."""
+    index: dict[str, list[_Cand]] = {}
+    dropped: set[int] = set()
+
+    def match(c: _Cand) -> _Cand | None:
+        for tok in sorted(factprune.distinctive(c.text)):
+            for k in index.get(tok, ()):
+                if id(k) not in dropped and factprune.same_finding(c.text, k.text):
+                    return k
+        return None
+
+    def keep(c: _Cand) -> None:
+        for tok in factprune.distinctive(c.text):
+            index.setdefault(tok, []).append(c)
+
+    for kind in KIND_ORDER[1:]:
+        for c in sorted(by_kind.get(kind, []), key=lambda c: (c.ev, c.start)):
+            k = match(c)
+            if k is None:
+                keep(c)
+            elif factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text):
+                dropped.add(id(k))
+                keep(c)
+            else:
+                dropped.add(id(c))
+    out = {kind: [c for c in items if id(c) not in dropped] for kind, items in by_kind.items()}
+    return out, [c for c in extra if match(c) is None]
+
+
+def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
+    """Established Facts with evidence (see module rules for kinds, order and bounds).
+
+    ``decisions`` is the Decision Log built from the same scan (``decisions.build(s)``): a user sentence that is
+    the evidence of a user decision and only restates it is not repeated as a constraint (``factprune``).
+    """
     from pipeline.stages.rules.workflow import is_real_prompt
 
     raw: dict[str, list[_Cand]] = {k: [] for k in KIND_ORDER}
     for i in s.users:
         if is_real_prompt(s.events[i].text):
-            raw["constraint"].extend(_constraints(s, i))
+            raw["constraint"].extend(_user_decided(s, i, _constraints(s, i), decisions))
     for i in s.subagent_results:
         raw["subagent"].extend(_subagent(s, i))
     errs = _after_error(s)
@@ -295,6 +348,7 @@ def build(s: Scan) -> list[Fact]:
     for i in s.compactions:
         summary.extend(c for c in _assistant(s, i, False) if c.kind in ("root_cause", "quirk"))
     extra = _dedupe(summary, kept)
+    by_kind, extra = _collapse(by_kind, extra)
     out = []
     for c in _select(by_kind, extra):
         q = quote(s.events[c.ev].text, c.start, c.end)
