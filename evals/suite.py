@@ -163,4 +163,7 @@ def load_suite(path: str | Path) -> Suite:
     try:
         return Suite.model_validate(raw)
     except ValidationError as exc:
-        raise InputError(f"invalid suite: {exc}", path=str(p)) from exc
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in err['loc']) or '(top level)'}: {err['msg']}" for err in exc.errors()
+        )
+        raise InputError(f"invalid suite ({exc.error_count()} problem(s)): {problems}", path=str(p)) from exc

@@ -100,3 +100,15 @@ def test_probe_section_defaults_by_kind():
     assert Probe(id="x", kind="absent", terms=["a"]).where == "file"
     assert Probe(id="x", kind="absent", terms=["a"], section="approved").where == "approved"
     assert Probe(id="x", kind="keep", terms=["a"]).negative
+
+
+def test_invalid_suite_message_lists_each_problem_by_field(tmp_path):
+    """Was a raw pydantic dump with documentation links; now one '<field path>: <message>' per problem."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cases:\n  - id: a\n    harness: claude-code\n    transcript: x.jsonl\n"
+                   "    probes: [{id: p, kind: nope, terms: [a]}]\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_suite(bad)
+    text = str(info.value)
+    assert text.startswith(f"{bad}: invalid suite (3 problem(s)): name: Field required; cases.0.failure_mode: Field required; ")
+    assert "cases.0.probes.0.kind: Input should be 'workflow'" in text and "errors.pydantic.dev" not in text
