@@ -15,7 +15,9 @@ _APPROVE = re.compile(
     r"looks good|sounds good|ship it)\b",
 )
 _APPROVE_ANYWHERE = re.compile(r"\b(?:approve|approved|go ahead|confirm(?:ed)?|lgtm)\b")
-_NEGATIVE = re.compile(r"\b(?:no|not|don'?t|do not|never|wait|stop|cancel|hold|nope|reject|decline)\b")
+_NEGATIVE = re.compile(
+    r"\b(?:no|not|don'?t|do not|never|wait|stop|cancel|hold|nope|nah|reject|decline|cannot|can'?t|won'?t|later)\b"
+)
 _NOT_APPROVAL = re.compile(r"^(?:continue|next|[a-z]|\d+)[.!]?$")
 
 
@@ -26,8 +28,8 @@ def is_approval(answer: str) -> bool:
     (True, True, False, False)
     """
     text = " ".join(answer.lower().replace("’", "'").split())
-    if not text or _NOT_APPROVAL.match(text):
-        return False
+    if not text or _NOT_APPROVAL.match(text) or text.rstrip(" .!").endswith("?"):
+        return False  # a question ("approved?") asks, it does not approve
     if _NEGATIVE.search(text):
         return False
     return bool(_APPROVE.match(text) or _APPROVE_ANYWHERE.search(text))

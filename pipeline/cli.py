@@ -154,8 +154,11 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         return
     state = found.state
     if found.recover_from:
+        from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
+
         config = config_from_flags(engine, model, api_base, max_tokens)
-        result = run_recovery(found.recover_from, mask=mask or dry_run, config=config)
+        result = run_recovery(found.recover_from, max_bytes=max_bytes_from_env(RECOVER_MAX_BYTES),
+                              mask=mask or dry_run, config=config)
         for line in result.notes:
             _err(line)
         for line in result.dropped:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pipeline.config import Config
 from pipeline.stages import distil as rules_distil
 from pipeline.stages import validate, weave
+from pipeline.stages.validate import shown
 from pipeline.stages.models import Distillate
 from pipeline.state.model import SECTION_NAMES, AgentState
 from pipeline.transcripts.model import Transcript
@@ -101,14 +102,14 @@ def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[
     for d in distillate.decisions:
         why = problem(d, d.what, d.reasoning)
         if why:
-            dropped.append(f"dropped Decision Log entry {d.status}: {d.what[:80]!r}: {why}")
+            dropped.append(f"dropped Decision Log entry {d.status}: {shown(d.what)}: {why}")
         else:
             decisions.append(d)
     facts = []
     for f in distillate.facts:
         why = problem(f, f.text)
         if why:
-            dropped.append(f"dropped Established Facts entry {f.text[:80]!r}: {why}")
+            dropped.append(f"dropped Established Facts entry {shown(f.text)}: {why}")
         else:
             facts.append(f)
     if not dropped:

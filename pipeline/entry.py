@@ -35,8 +35,13 @@ def _fast_extract_raw(args: list[str]) -> int | None:
         return None
     from pipeline.stages.extract import extract_raw_text
 
-    sys.stdout.write(extract_raw_text(path, max_bytes=max_bytes))
-    sys.stdout.flush()
+    text = extract_raw_text(path, max_bytes=max_bytes)
+    try:
+        if sys.stdout is not None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the reader went away (or stdout is closed): a hook must still exit 0
     return 0
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
+from pipeline.errors import InputError
 from pipeline.state.marker import Marker, read_marker
 from pipeline.state.model import AgentState
 from pipeline.state.parse import parse
@@ -35,6 +37,15 @@ class ResumePlan:
     stop: bool = False
 
 
+def _moment(value: str, what: str) -> datetime:
+    """ISO-8601 ``value`` as an aware UTC datetime (naive = UTC; ``Z`` accepted); InputError (exit 2) otherwise."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{what} must be an ISO-8601 time such as 2026-03-10T09:00:00Z, got {value!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).
 
@@ -47,7 +58,7 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
         result.stop = True
         return result
     result.marker = marker
-    if session_start and marker.time < session_start:
+    if session_start and _moment(marker.time, "the marker's time") < _moment(session_start, "--session-start"):
         result.messages.append(
             f"The compaction marker ({marker.time}) is older than this session's start ({session_start}); "
             "continuing: the checkpoint is the handoff."

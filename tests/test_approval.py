@@ -39,3 +39,10 @@ def test_ask_eof_is_declined():
         raise EOFError
 
     assert ask("Write x?", read=eof) is False
+
+
+@pytest.mark.parametrize("answer", ["I cannot approve this", "can't approve", "Approved?", "approve it? nah",
+                                    "nah, go ahead later", "won't approve"])
+def test_refusals_and_questions_are_not_approval(answer):
+    """Bug: these refusals were taken as approval (the review found 'I cannot approve this' wrote the file)."""
+    assert is_approval(answer) is False

@@ -367,3 +367,20 @@ def test_closed_output_streams_do_not_fail_the_hook(tmp_path):
     code = hook_main(None, str(store), stdin=io.StringIO(json.dumps({"transcript_path": str(COPILOT)})),
                      stdout=Closed(), stderr=Closed())
     assert code == 0 and len(autos(store)) == 1 and read_marker(store).transcript == str(COPILOT)
+
+
+def test_checkpoint_masks_what_only_the_scanner_library_knows(tmp_path):
+    """Bug: the hook masked with the project rules only, so a Shopify token (a library rule) reached the auto
+    state file and then restore's output; every state-file write now uses the same deep detector."""
+    transcript = tmp_path / "s.jsonl"
+    token = "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"
+    transcript.write_text(
+        json.dumps({"role": "user", "content": f"configure the shop with token {token} please"}) + "\n"
+        + json.dumps({"role": "assistant", "content": f"Decision: we will use {token} because it is the shop token."}) + "\n")
+    store = tmp_path / "store"
+    code, out, err = hook({"transcript_path": str(transcript)}, store)
+    assert code == 0
+    [name] = autos(store)
+    text = (store / name).read_text()
+    assert token not in text and "<REDACTED>" in text
+    assert "masked" in err

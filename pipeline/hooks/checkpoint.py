@@ -9,8 +9,8 @@ marker-only write (or no write at all when even that fails), one line on stderr 
 Secrets are masked with ``<REDACTED>`` (a hook cannot ask) and the count goes to stderr.
 
 Speed (issue 6 budget: 0.15 s wall on a 5 MB transcript, process start included): the fast lane of
-``pipeline.entry`` skips click, redaction runs the project rules only (``deep=False``), and nothing imports
-litellm.  Importing pydantic and building the state models (~115 ms here) is the largest remaining cost;
+``pipeline.entry`` skips click and nothing imports litellm; redaction is the deep scan every state-file write
+uses (a write must never hold what the write gate would refuse), ~20 ms here.  Importing pydantic and building the state models (~115 ms here) is the largest remaining cost;
 ``make bench`` prints the figure.
 """
 
@@ -100,7 +100,7 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     if built.dropped:
         notes.append(f"{PREFIX} dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} "
                      "without evidence (or with evidence in injected instructions)")
-    text, findings = mask(built.text, placeholder=MASK, deep=False)
+    text, findings = mask(built.text, placeholder=MASK, deep=True)  # a write: the same detector as every state-file write
     if findings:
         kinds = sorted({f.type for f in findings})
         notes.append(f"{PREFIX} masked {len(findings)} potential secret(s) with {MASK} ({', '.join(kinds)})")

@@ -43,6 +43,13 @@ def _squash(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+def shown(text: str, limit: int = 80) -> str:
+    """``text`` for a message on stderr: secrets masked first (``<REDACTED>``), then cut to ``limit`` characters."""
+    from pipeline.redact import mask
+
+    return repr(mask(text, placeholder="<REDACTED>")[0][:limit])
+
+
 def grounding_problem(evidence: Evidence | None, transcript: Transcript) -> str | None:
     """Why ``evidence`` does not ground an entry in ``transcript``, or None when it does."""
     if evidence is None:
@@ -107,14 +114,14 @@ def run(state: AgentState, transcript: Transcript) -> Validated:
     for decision in state.decisions:
         problem = _check_decision(decision, transcript)
         if problem:
-            dropped.append(f"dropped Decision Log entry {decision.status}: {decision.what[:80]!r}: {problem}")
+            dropped.append(f"dropped Decision Log entry {decision.status}: {shown(decision.what)}: {problem}")
         else:
             decisions.append(decision)
     facts: list[Fact] = []
     for fact in state.facts:
         problem = "empty fact" if not _squash(fact.text) else grounding_problem(fact.evidence, transcript)
         if problem:
-            dropped.append(f"dropped Established Facts entry {fact.text[:80]!r}: {problem}")
+            dropped.append(f"dropped Established Facts entry {shown(fact.text)}: {problem}")
         else:
             facts.append(fact)
     clean = _drop_blank(state.model_copy(update={"decisions": decisions, "facts": facts}))

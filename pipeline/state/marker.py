@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,6 +102,14 @@ def read_marker(dir: str | os.PathLike[str]) -> Marker | None:
     does not parse.
     """
     path = marker_path(dir)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise InputError("the marker is a directory, expected a one-line file", path=str(path))
+    if not stat.S_ISREG(mode):
+        raise InputError("the marker is not a regular file (a FIFO or device?), expected a one-line file", path=str(path))
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_MARKER_BYTES + 1)
