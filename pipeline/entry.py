@@ -46,21 +46,31 @@ def _fast_extract_raw(args: list[str]) -> int | None:
 
 
 def _fast_checkpoint(args: list[str]) -> int | None:
-    """Run ``checkpoint [--transcript PATH] [--dir DIR]`` (also ``--opt=value``, each at most once); None for
-    any other shape (``--help``, an unknown flag, a stray argument), which click then handles."""
+    """Run ``checkpoint [--transcript PATH] [--dir DIR]`` (also ``--opt=value``).  A hook must never fail, so any
+    other argument (an unknown flag, a stray word, an option without its value, a repeated option) is ignored
+    with one line on stderr; only ``-h``/``--help`` goes to click."""
+    if "-h" in args or "--help" in args:
+        return None
     values: dict[str, str] = {}
+    ignored: list[str] = []
     rest = list(args)
     while rest:
-        name, eq, value = rest.pop(0).partition("=")
+        arg = rest.pop(0)
+        name, eq, value = arg.partition("=")
         if name not in ("--transcript", "--dir") or name in values:
-            return None
+            ignored.append(arg)
+            continue
         if not eq:
-            if not rest:
-                return None
-            value = rest.pop(0)
+            value = rest.pop(0) if rest and not rest[0].startswith("--") else ""
         if not value:
-            return None
+            ignored.append(f"{name} (no value)")
+            continue
         values[name] = value
+    if ignored:
+        try:
+            sys.stderr.write(f"duck-tape: checkpoint: ignoring unexpected argument(s): {' '.join(ignored)}\n")
+        except (OSError, ValueError, AttributeError):
+            pass
     from pipeline.hooks.checkpoint import hook_main
 
     return hook_main(values.get("--transcript"), values.get("--dir"))

@@ -336,15 +336,33 @@ def test_help_goes_to_click():
     assert proc.returncode == 0 and "Usage: duck-tape checkpoint" in proc.stdout and "--transcript" in proc.stdout
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--dir"], ["--dir", "a", "--dir", "b"], ["stray"], ["--transcript="],
-                                  ["--dir", "a", "--bogus"]])
-def test_fast_lane_leaves_other_shapes_to_click(args, monkeypatch):
+def test_fast_lane_leaves_help_to_click(monkeypatch):
     from pipeline import cli, entry
 
     seen = []
     monkeypatch.setattr(cli, "main", lambda a: seen.append(a) or 7)
-    assert entry.main(["checkpoint", *args]) == 7
-    assert seen == [["checkpoint", *args]]
+    assert entry.main(["checkpoint", "--help"]) == 7 and entry.main(["checkpoint", "-h"]) == 7
+    assert seen == [["checkpoint", "--help"], ["checkpoint", "-h"]]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected", "warning"),
+    [(["--dir"], (None, None), "--dir (no value)"),
+     (["--dir", "a", "--dir", "b"], (None, "a"), "--dir b"),
+     (["stray"], (None, None), "stray"),
+     (["--transcript="], (None, None), "--transcript (no value)"),
+     (["--dir", "a", "--bogus"], (None, "a"), "--bogus")],
+)
+def test_fast_lane_ignores_odd_arguments_and_still_runs(args, expected, warning, monkeypatch, capsys):
+    """Bug: a dangling option ('checkpoint --dir') went to click and exited 2; a hook must never fail."""
+    from pipeline import entry
+    from pipeline.hooks import checkpoint
+
+    seen = []
+    monkeypatch.setattr(checkpoint, "hook_main", lambda t, d: seen.append((t, d)) or 0)
+    assert entry.main(["checkpoint", *args]) == 0
+    assert seen == [expected]
+    assert f"ignoring unexpected argument(s): {warning}" in capsys.readouterr().err
 
 
 def test_fast_lane_shapes(monkeypatch):
