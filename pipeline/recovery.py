@@ -57,9 +57,9 @@ def redaction_gate(text: str, *, mask: bool, path: str | None = None) -> tuple[s
     unless ``mask`` is set, in which case it returns the text with ``<REDACTED>`` in place and the report.
     """
     from pipeline.redact import mask as mask_text
-    from pipeline.redact import report_lines, scan
+    from pipeline.redact import report_lines
 
-    findings = scan(text, deep=True)
+    masked, findings = mask_text(text, placeholder=MASK, deep=True)  # one deep scan serves report and mask
     if not findings:
         return text, []
     by_section: dict[str, list] = {}
@@ -74,7 +74,6 @@ def redaction_gate(text: str, *, mask: bool, path: str | None = None) -> tuple[s
             report,
             path=path,
         )
-    masked, _ = mask_text(text, placeholder=MASK, deep=True)
     return masked, report
 
 
