@@ -174,7 +174,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
             click.echo(f"Wrote {written}")
     context_lines = None
     if context_path.is_file():
-        context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"))
+        context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
+                                                     path=str(context_path))
     assert found.marker is not None and state is not None
     click.echo(resume_mod.report(state, found.marker, context_lines, str(context_path)))
     if reconcile:  # issue 7: read-only; the workspace is the store's parent folder

@@ -88,17 +88,17 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
-def context_decisions(context_text: str) -> list[str]:
-    """The entry lines of the ``## Decisions`` section of a CONTEXT.md text (DESIGN.md "CONTEXT.md")."""
-    lines: list[str] = []
-    inside = False
-    for row in context_text.splitlines():
-        if row.startswith("## "):
-            inside = row[3:].strip() == "Decisions"
-            continue
-        if inside and row.startswith("- "):
-            lines.append(row)
-    return lines
+def context_decisions(context_text: str, *, path: str | None = None) -> list[str]:
+    """The first line of each entry of the ``## Decisions`` section of a CONTEXT.md text (DESIGN.md "CONTEXT.md"),
+    read with the CONTEXT.md parser (``pipeline.context.parse``): entries under ``###`` subsections count, lines in
+    fenced code and bootstrap scaffold lines do not.  Raises InputError naming ``path`` for a duplicated section.
+    """
+    from pipeline.context.parse import items, parse
+
+    section = parse(context_text, path=path).get("Decisions")
+    if section is None:
+        return []
+    return [section.body[item.start].strip() for item in items(section) if item.kind in ("entry", "bullet")]
 
 
 def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 8) -> list[str]:

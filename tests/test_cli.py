@@ -437,3 +437,12 @@ def test_fast_lane_survives_a_closed_reader(tmp_path):
                           text=True, timeout=60)
     os.close(w)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+def test_resume_reads_context_decisions_with_the_context_parser():
+    """resume reuses pipeline.context's parser: subsections count; fenced lines and scaffold lines do not."""
+    from pipeline.resume import context_decisions
+
+    text = ("# Project\n\n## Decisions\n- TODO(scaffold): 2026-03-01 context bootstrap pending first explicit decision\n"
+            "### API\n- **limiter**: token bucket in Redis (date: 2026-03-10)\n```\n- not an entry\n```\n\n## Notes\n")
+    assert context_decisions(text) == ["- **limiter**: token bucket in Redis (date: 2026-03-10)"]
