@@ -18,11 +18,10 @@ and the sections that fell back: ``recover, engine: llm, fallback: rules for Est
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pipeline.config import Config
 from pipeline.stages import distil as rules_distil
 from pipeline.stages import validate, weave
 from pipeline.stages.validate import shown
@@ -30,7 +29,8 @@ from pipeline.stages.models import Distillate
 from pipeline.state.model import SECTION_NAMES, AgentState
 from pipeline.transcripts.model import Transcript
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rules path (config None, the checkpoint hook) needs neither: tomllib costs ~4 ms
+    from pipeline.config import Config
     from pipeline.llm.seam import LLM
     from pipeline.llm.usage import Usage
 
@@ -114,7 +114,7 @@ def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[
             facts.append(f)
     if not dropped:
         return distillate, []
-    return distillate.model_copy(update={"decisions": decisions, "facts": facts}), dropped
+    return replace(distillate, decisions=decisions, facts=facts), dropped
 
 
 def _fallback_notes(fallbacks: dict[str, str]) -> list[str]:
@@ -170,7 +170,7 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     for section, value in outcome.sections.items():
         update[_FIELDS[section]] = value
         engines[section] = "llm"
-    run.distillate = rules.model_copy(update={**update, "engines": engines})
+    run.distillate = replace(rules, **update, engines=engines)
     run.notes.extend(outcome.notes)
     run.notes.extend(_fallback_notes(run.fallbacks))
     usage = llm.usage

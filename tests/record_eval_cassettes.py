@@ -16,6 +16,7 @@ changed fixture needs a new recording; with the default suites, cassettes no cas
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -38,6 +39,13 @@ def _masked(value: dict) -> dict:
     return json.loads(text)
 
 
+def _plain(entry, drop: str | None = None) -> dict:
+    """``entry`` (a ``pipeline.state.model`` dataclass) as a JSON-ready dict, without the field ``drop``."""
+    value = dataclasses.asdict(entry)
+    value.pop(drop, None)
+    return value
+
+
 def responder(rules):
     """A stand-in step builder answering each call from the rules distillate ``rules``."""
 
@@ -48,12 +56,12 @@ def responder(rules):
             fenced = user.split("<transcript>\n", 1)[1].split("\n</transcript>", 1)[0]
             indexes = {int(n) for n in _LINE.findall(fenced)}
             keep = lambda e: e.evidence is not None and e.evidence.event_index in indexes  # noqa: E731
-            value = {"decisions": [d.model_dump(mode="json", exclude={"origin"}) for d in rules.decisions if keep(d)],
-                     "facts": [f.model_dump(mode="json") for f in rules.facts if keep(f)]}
+            value = {"decisions": [_plain(d, drop="origin") for d in rules.decisions if keep(d)],
+                     "facts": [_plain(f) for f in rules.facts if keep(f)]}
         elif name == "MergedFindings":
             value = json.loads(user.split("<findings>\n", 1)[1].split("\n</findings>", 1)[0])
         elif name == "WovenSections":
-            value = {"approved_workflow": rules.approved_workflow, "position": rules.position.model_dump(mode="json")}
+            value = {"approved_workflow": rules.approved_workflow, "position": _plain(rules.position)}
         else:
             raise ValueError(f"unexpected call with tool {name!r}")
         return answer(_masked(value))

@@ -6,6 +6,7 @@ Golden files: tests/golden/context/{bootstrap,merge,supersede}.md and .changelog
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -191,7 +192,7 @@ def test_scaffold_gives_way_to_the_first_entry_and_debt_scaffold_is_marked_resol
 def test_notes_blocks_are_inserted_in_timestamp_order_never_rewritten():
     older = small_state(decisions=[Decision(timestamp="2026-02-20T10:00:00Z", status="APPROVED", what="gzip the feed",
                                             reasoning="halves the transfer")])
-    older = older.model_copy(update={"stamp": "2026-02-20-1000", "created": "2026-02-20T10:00:00Z"})
+    older = replace(older, stamp="2026-02-20-1000", created="2026-02-20T10:00:00Z")
     outcome = merged(fixture("medium.md"), older)
     notes = outcome.after.split("## Notes\n")[1]
     assert notes.startswith("### 2026-02-12 16:40\nPartner-7 retries failed checkouts in a tight loop; see SHOP-1234.\n\n"

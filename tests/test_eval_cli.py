@@ -72,7 +72,7 @@ def test_engine_errors_are_usage_errors(tmp_path, capsys, monkeypatch):
 def test_registry_adds_an_engine_with_one_entry(tmp_path, monkeypatch, capsys):
     def echo(path, now):  # an engine that writes the rules engine's file with every decision dropped
         out = engines.run_rules(path, now)
-        return engines.EngineOutput(out.text, out.state.model_copy(update={"decisions": []}), out.transcript)
+        return engines.EngineOutput(out.text, dataclasses.replace(out.state, decisions=[]), out.transcript)
 
     monkeypatch.setitem(engines.REGISTRY, "echo", engines.Engine("echo", echo, "test engine"))
     assert main(["eval", "--suite", _suite(tmp_path), "--engine", "echo"]) == 0  # no bar for "echo"

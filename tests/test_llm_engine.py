@@ -7,6 +7,7 @@ The request shape, parsing, retries and fallback against an OpenAI-compatible se
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timezone
 
 import pytest
@@ -211,8 +212,8 @@ def test_long_transcript_is_chunked_merged_and_later_decisions_supersede(tmp_pat
         merged = model.model_validate_json(messages[1]["content"].split("<findings>\n", 1)[1].split("\n</findings>")[0])
         invented = {"timestamp": "x", "status": "APPROVED", "what": "rewrite the service in Go", "reasoning": "faster",
                     "evidence": {"event_index": 0, "quote": "Add a /healthz endpoint"}}
-        return {"decisions": [d.model_dump() for d in merged.decisions] + [invented],
-                "facts": [f.model_dump() for f in merged.facts]}
+        return {"decisions": [dataclasses.asdict(d) for d in merged.decisions] + [invented],
+                "facts": [dataclasses.asdict(f) for f in merged.facts]}
 
     fake = FakeLLM(by_stage={"distil_chunk": [answer] * 10, "merge_findings": [merge_answer],
                              "weave_state": [good_woven()]})

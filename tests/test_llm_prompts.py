@@ -189,3 +189,27 @@ def test_decision_and_fact_screening(tmp_path):
     assert decision_problem(from_tool, t).startswith("evidence cites a tool result")
     missing = Decision(timestamp="x", status="APPROVED", what="w", reasoning="r")
     assert decision_problem(missing, t) == "no evidence"
+
+
+def test_response_models_validate_the_state_dataclasses_strictly():
+    """The entries are ``pipeline.state.model`` dataclasses; pydantic validates them at the llm boundary:
+    invented fields and values outside the Literal types are errors (re-asked), descriptions reach the schema."""
+    from pydantic import ValidationError
+
+    entry = {"timestamp": "2026-03-10T09:20:35Z", "status": "APPROVED", "what": "Redis", "reasoning": "shared",
+             "evidence": {"event_index": 3, "quote": "use Redis"}}
+    findings = ChunkFindings.model_validate({"decisions": [entry], "facts": [{"text": "port 6380"}]})
+    assert findings.decisions == [Decision(timestamp="2026-03-10T09:20:35Z", status="APPROVED", what="Redis",
+                                           reasoning="shared", evidence=Evidence(event_index=3, quote="use Redis"))]
+    assert findings.facts == [Fact(text="port 6380")]
+    for bad, error in (({**entry, "confidence": 0.9}, "unexpected_keyword_argument"),
+                       ({**entry, "status": "MAYBE"}, "literal_error"),
+                       ({**entry, "evidence": {"event_index": 3, "quote": "q", "line": 4}}, "unexpected_keyword_argument")):
+        with pytest.raises(ValidationError) as info:
+            ChunkFindings.model_validate({"decisions": [bad]})
+        assert info.value.errors()[0]["type"] == error
+    schema = ChunkFindings.model_json_schema()["$defs"]["Decision"]
+    assert schema["additionalProperties"] is False
+    assert schema["description"].startswith("One Decision Log entry")
+    assert schema["properties"]["status"]["description"].startswith("APPROVED for a chosen option")
+    assert schema["required"] == ["timestamp", "status", "what", "reasoning"]

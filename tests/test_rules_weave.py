@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from pydantic import ValidationError
 
 from pipeline.stages import weave
 from pipeline.stages.models import Distillate
@@ -39,8 +38,16 @@ def test_header_defaults_and_conversions():
 
 
 def test_bad_kind_is_refused():
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError, match=r"AgentState.kind: 'weird' is not one of 'manual', 'auto', 'recovered'"):
         weave.run(Distillate(), meta(), kind="weird", now=NOW)
+
+
+def test_models_refuse_values_outside_their_literal_types():
+    with pytest.raises(ValueError, match=r"Decision.status: 'MAYBE' is not one of 'APPROVED', 'REJECTED'"):
+        Decision(timestamp="2026-01-01T00:00:00Z", status="MAYBE", what="x", reasoning="y")
+    with pytest.raises(ValueError, match=r"Fact.kind: 'rumour' is not one of 'fact', 'constraint'"):
+        Fact(text="x", kind="rumour")
+    assert Fact(text="x").kind == "fact"
 
 
 def _d(ts: str, status: str, what: str, reasoning: str = "because") -> Decision:

@@ -1,12 +1,13 @@
-"""Typed inputs/outputs between stages (DESIGN.md "Stages")."""
+"""Typed inputs/outputs between stages (DESIGN.md "Stages"); stdlib dataclasses, like ``pipeline.state.model``."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from dataclasses import dataclass, field
 
 from pipeline.state.model import Engine, Sections
 
 
+@dataclass(kw_only=True)
 class Distillate(Sections):
     """Output of ``distil``: the sections' content with evidence, before weaving into a state file.
 
@@ -14,4 +15,4 @@ class Distillate(Sections):
     ``Trigger:`` can say which sections fell back to the rules engine.
     """
 
-    engines: dict[str, Engine] = Field(default_factory=dict)
+    engines: dict[str, Engine] = field(default_factory=dict)

@@ -15,7 +15,7 @@ Pure: the dropped entries come back as messages; the CLI prints them on stderr.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.errors import ValidationFailed
 from pipeline.state.model import AgentState, Decision, Evidence, Fact
@@ -95,12 +95,11 @@ def _drop_blank(state: AgentState) -> AgentState:
     """Remove list items that are blank after whitespace collapsing (render would drop them silently)."""
     pos = state.position
     keep = lambda items: [i for i in items if _squash(i)]  # noqa: E731
-    return state.model_copy(
-        update={
-            "position": pos.model_copy(update={"done": keep(pos.done), "remaining": keep(pos.remaining)}),
-            "rederivation": keep(state.rederivation),
-            "suggested_skills": keep(state.suggested_skills),
-        }
+    return replace(
+        state,
+        position=replace(pos, done=keep(pos.done), remaining=keep(pos.remaining)),
+        rederivation=keep(state.rederivation),
+        suggested_skills=keep(state.suggested_skills),
     )
 
 
@@ -124,7 +123,7 @@ def run(state: AgentState, transcript: Transcript) -> Validated:
             dropped.append(f"dropped Established Facts entry {shown(fact.text)}: {problem}")
         else:
             facts.append(fact)
-    clean = _drop_blank(state.model_copy(update={"decisions": decisions, "facts": facts}))
+    clean = _drop_blank(replace(state, decisions=decisions, facts=facts))
     text = render(clean)
     try:
         reparsed = parse(text, path="<rendered state>")

@@ -19,6 +19,7 @@ Fills the header and applies the file's bounds, whichever engine produced the di
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from pipeline.stages.models import Distillate
@@ -81,7 +82,7 @@ def _decisions(items: list[Decision], created: str) -> list[Decision]:
             continue
         seen.add(key)
         reasoning = clip(d.reasoning, REASON_LIMIT) or "not stated"
-        out.append(d.model_copy(update={"timestamp": ts, "what": what, "reasoning": reasoning}))
+        out.append(replace(d, timestamp=ts, what=what, reasoning=reasoning))
     return out
 
 
@@ -94,7 +95,7 @@ def _facts(items: list[Fact]) -> list[Fact]:
         if not key or key in seen:
             continue
         seen.add(key)
-        out.append(f.model_copy(update={"text": text}))
+        out.append(replace(f, text=text))
         if len(out) >= MAX_FACTS:
             break
     return out
@@ -111,7 +112,7 @@ def run(
     """Weave ``distillate`` into a whole ``AgentState`` for the session described by ``meta``.
 
     ``now`` is the creation time (naive = UTC); ``kind`` is ``manual`` | ``auto`` | ``recovered``; ``trigger``
-    goes to the header as given.  Raises pydantic ``ValidationError`` for a ``kind`` outside those three.
+    goes to the header as given.  Raises ``ValueError`` for a ``kind`` outside those three.
     """
     moment = now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
     created = moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -5,8 +5,8 @@ The inverse of ``pipeline.state.render.render`` (format described there): for ev
 back as None / ``"fact"``.
 
 The reading itself — what is tolerated on input, and every ``InputError`` (exit 2, naming the path and the
-1-based line) — is ``pipeline.state.sections.read_sections``, the one reader of the format, which has no
-pydantic so that the restore hook can use it too (issue 7).  This module only builds the models from it.
+1-based line) — is ``pipeline.state.sections.read_sections``, the one reader of the format, which the restore hook uses
+directly (issue 7).  This module only builds the models from it.
 """
 
 from __future__ import annotations

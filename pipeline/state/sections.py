@@ -1,8 +1,8 @@
-"""Read an Agent State file into plain data, without pydantic (DESIGN.md "Agent State file (Tier 2)").
+"""Read an Agent State file into plain data (DESIGN.md "Agent State file (Tier 2)").
 
-This is THE reader of the state file format: ``pipeline.state.parse.parse`` builds its pydantic ``AgentState``
-from ``read_sections``, and the restore hook (``duck-tape restore``, issue 7) uses ``read_sections`` directly
-because importing pydantic and building the state models costs ~115 ms, most of the hook's 0.15 s budget.
+This is THE reader of the state file format: ``pipeline.state.parse.parse`` builds its ``AgentState`` from
+``read_sections``, and the restore hook (``duck-tape restore``, issue 7) uses ``read_sections`` directly, with
+the standard library alone (its budget is 0.15 s with process start).
 One reader, two consumers: the two cannot drift.  The layout constants (``TITLE``, ``NONE``,
 ``SECTION_NAMES``, ``HEADINGS``, ``OPTIONAL_SECTIONS``) live here for the same reason; ``pipeline.state.model``
 and ``pipeline.state.render`` re-export them.
@@ -110,7 +110,7 @@ class _Reader:
 
 
 def read_sections(text: str, *, path: str | None = None) -> StateSections:
-    """Read Agent State file ``text`` into a ``StateSections`` (no pydantic involved).
+    """Read Agent State file ``text`` into a ``StateSections``.
 
     ``path`` is only used in error messages (``<path>:<line>: <what was expected>``; ``<string>`` when None).
     Raises ``InputError`` (module docstring lists the cases).

@@ -22,6 +22,7 @@ to the rules engine's entries too.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pipeline.stages.rules.text import norm_ts, tokens
 from pipeline.stages.validate import grounding_problem
@@ -129,7 +130,7 @@ def screen(decisions: list[Decision], facts: list[Fact], transcript: Transcript
             dropped.append(f"dropped llm Decision Log entry {d.status}: {d.what[:80]!r}: {problem}")
             continue
         stamp = _event_time(transcript, d.evidence.event_index) or norm_ts(d.timestamp) or d.timestamp
-        kept_d.append(d.model_copy(update={"timestamp": stamp, "origin": "llm"}))
+        kept_d.append(replace(d, timestamp=stamp, origin="llm"))
     for f in facts:
         problem = fact_problem(f, transcript)
         if problem:
