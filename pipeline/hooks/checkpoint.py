@@ -86,6 +86,9 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     entries, masked secrets).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
     or anything the stages raise; the caller turns every exception into a marker-only write.
     """
+    from pipeline.redact.library import warm_up
+
+    warm_up()  # the secret scanner compiles its rules in Go while this thread imports, reads and distils
     from pipeline.engines import build_state
     from pipeline.redact import mask
     from pipeline.transcripts import read_transcript

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +96,9 @@ Candidate = tuple[int, int, int, str]
 _scan_string: Callable[[str], list[Any]] | None = None
 _import_failed = False
 _warned = False
+_warm_up: threading.Thread | None = None
+#: A short text that makes the library compile its rules (an empty one may return before it does).
+_WARM_UP_TEXT = "duck-tape warm-up"
 
 
 def library_type(rule_id: str) -> str | None:
@@ -121,6 +125,8 @@ def library_candidates(text: str) -> list[Candidate] | None:
     each other (not the project rules: ``pipeline.redact.scan`` merges).  Returns None when the library
     cannot be imported or fails on this text, after one stderr line per process.  Never raises.
     """
+    if _warm_up is not None:
+        _warm_up.join()
     scan_string = _load()
     if scan_string is None:
         return None
@@ -131,6 +137,32 @@ def library_candidates(text: str) -> list[Candidate] | None:
     except Exception as exc:  # a failing library must never stop a state-file write
         _warn(f"failed ({type(exc).__name__}: {exc})")
         return None
+
+
+def warm_up() -> None:
+    """Start loading the library and compiling its rules in a background thread; return at once.
+
+    The first deep scan of a process pays ~20 ms of Python import plus ~45-60 ms in the library's Go code
+    compiling its rules (module docstring).  The Go part runs without the GIL (a ``ctypes`` call), so a caller
+    with other work to do first — the pre-compact checkpoint reads and distils the transcript (issue 6: the hook
+    must finish in < 0.15 s) — overlaps it with that work.  ``library_candidates`` waits for the thread.  Calling
+    it again, or after the library is loaded, does nothing.  Never raises; a failure is reported by the scan, as
+    without a warm-up.  Not for a process that forks afterwards (the library starts Go runtime threads).
+    """
+    global _warm_up
+    if _warm_up is not None or _scan_string is not None or _import_failed:
+        return
+    _warm_up = threading.Thread(target=_compile_rules, name="duck-tape-secret-scanner-warm-up", daemon=True)
+    _warm_up.start()
+
+
+def _compile_rules() -> None:
+    scan_string = _load()
+    if scan_string is not None:
+        try:
+            scan_string(_WARM_UP_TEXT)
+        except Exception:  # reported by the real scan, which fails the same way
+            pass
 
 
 def _load() -> Callable[[str], list[Any]] | None:
