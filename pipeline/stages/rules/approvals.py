@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import clauses, phrases, proposals
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
@@ -34,10 +35,10 @@ WHAT_LIMIT = phrases.WHAT_LIMIT
 REPLY_QUOTE = 80  # characters of the user's reply quoted in an approval's reasoning
 WORDS_LIMIT = 170  # characters of the user's words quoted in an instruction's reasoning
 
-_CONTROL_ONLY = re.compile(
+_CONTROL_ONLY = lazy_re(
     r"^\s*(?:continue|next|go\s+on|keep\s+going|carry\s+on|resume|more|and\??|[A-Za-z]|\d{1,2})\s*[.!]*\s*$", re.I
 )
-_APPROVAL_HEAD = re.compile(
+_APPROVAL_HEAD = lazy_re(
     r"^\s*(?:yes(?:\s+please)?|yep|yeah|yup|sure|ok(?:ay)?|k|alright|all\s+right|sounds\s+(?:good|great|fine|perfect)|"
     r"looks\s+(?:good|great|fine)|lgtm|go\s+ahead|go\s+for\s+it|approved?|do\s+it|do\s+that|please\s+do|"
     r"let'?s\s+do\s+(?:it|that|this)|let'?s\s+go|perfect|great|agreed|agree|makes\s+sense|ship\s+it|proceed|"
@@ -45,13 +46,13 @@ _APPROVAL_HEAD = re.compile(
     r"fine|good|👍|✅)(?![\w'’])[\s,.!:;-]*",
     re.I,
 )
-_QUALIFIER = re.compile(r"^(?:but|though|however|except|although|wait|hold\s+on|actually)\b", re.I)
-_CONTRA = re.compile(r"\b(?:but|instead|don't|do\s+not|not|no|rather|however|wait|hold\s+on|actually|except)\b", re.I)
-_REJECT_HEAD = re.compile(r"^\s*(?:no|nope|nah|not\s+really|no\s+thanks)(?![\w'’])[\s,.!:;-]*", re.I)
+_QUALIFIER = lazy_re(r"^(?:but|though|however|except|although|wait|hold\s+on|actually)\b", re.I)
+_CONTRA = lazy_re(r"\b(?:but|instead|don't|do\s+not|not|no|rather|however|wait|hold\s+on|actually|except)\b", re.I)
+_REJECT_HEAD = lazy_re(r"^\s*(?:no|nope|nah|not\s+really|no\s+thanks)(?![\w'’])[\s,.!:;-]*", re.I)
 
-_LABEL_ONLY = re.compile(r"^(?:(?:option|approach|choice|alternative|variant|number|#)\s*)?#?\s*(?:[0-9]+|[A-Za-z])$", re.I)
+_LABEL_ONLY = lazy_re(r"^(?:(?:option|approach|choice|alternative|variant|number|#)\s*)?#?\s*(?:[0-9]+|[A-Za-z])$", re.I)
 
-_DONT = re.compile(
+_DONT = lazy_re(
     r"\b(?:don't|dont|do\s+not|never|stop|let's\s+not|lets\s+not|we\s+shouldn't|you\s+shouldn't|shouldn't|please\s+don't|"
     r"no\s+need\s+to)\s+(?:ever\s+|just\s+|simply\s+)?(?P<verb>use|using|add|adding|go\s+with|pick|choose|switch\s+to|"
     r"introduce|rely\s+on|install|pull\s+in|bring\s+in|store|mock|hardcode|hard-code|depend\s+on|bump|increase|raise|"
@@ -64,38 +65,38 @@ _KEEP_OBJECT = frozenset(
     {"use", "using", "go with", "pick", "choose", "switch to", "rely on", "depend on", "add", "adding", "install",
      "introduce", "pull in", "bring in"}
 )
-_USE_Y = re.compile(
+_USE_Y = lazy_re(
     r"(?:^|[,.;:]\s*|\b(?:just|instead|rather|but|and|please|then|so)\s+)(?P<verb>use|go\s+with|switch\s+to|stick\s+with|"
     r"keep|try|pick|choose|move\s+to)\s+(?P<y>.+)",
     re.I,
 )
-_USE_ONLY = re.compile(r"(?:^|[,.;:]\s*|\b(?:just|instead|rather|but|and|please|then|so)\s+)use\s+(?P<y>.+)", re.I)
-_PRONOUN_LEAD = re.compile(r"^(?:it|this|that|them|these|those)\b", re.I)
-_NO_X = re.compile(
+_USE_ONLY = lazy_re(r"(?:^|[,.;:]\s*|\b(?:just|instead|rather|but|and|please|then|so)\s+)use\s+(?P<y>.+)", re.I)
+_PRONOUN_LEAD = lazy_re(r"^(?:it|this|that|them|these|those)\b", re.I)
+_NO_X = lazy_re(
     r"^(?:not\s+)?(?P<x>[^,.;]{2,60}?)\s*[,.;]\s*(?:please\s+|just\s+)?(?:use|go\s+with|switch\s+to|try)\s+(?P<y>.+)", re.I
 )
-_NOT_XY = re.compile(r"^(?:no[,.!]?\s+)?not\s+(?P<x>[^,;]{1,80}?)\s*[,;]\s*(?:but\s+|use\s+|rather\s+)?(?P<y>[^,;.]{1,120})", re.I)
-_INSTEAD_OF = re.compile(
+_NOT_XY = lazy_re(r"^(?:no[,.!]?\s+)?not\s+(?P<x>[^,;]{1,80}?)\s*[,;]\s*(?:but\s+|use\s+|rather\s+)?(?P<y>[^,;.]{1,120})", re.I)
+_INSTEAD_OF = lazy_re(
     r"\binstead\s+of\s+(?P<x>[^,;]{1,80}?)\s*,\s*(?:please\s+|let's\s+|we\s+should\s+|just\s+)?(?:use|go\s+with|switch\s+to|"
     r"try|pick)\s+(?P<y>.+)",
     re.I,
 )
-_IMPERATIVE = re.compile(
+_IMPERATIVE = lazy_re(
     r"^(?:please\s+|let's\s+|ok(?:ay)?,?\s+|so\s+)?(?:switch|move|migrate)\s+(?:over\s+)?to\s+(?P<y>.+)|"
     r"^(?:please\s+|let's\s+|ok(?:ay)?,?\s+|so\s+)?(?:go|stick)\s+with\s+(?P<y2>.+)",
     re.I,
 )
-_NO_NOUN = re.compile(r"^(?P<x>[\w.`/+#-]+(?:\s+[\w.`/+#-]+){0,3})\s*[.!]*$")
-_POLITE = re.compile(r"\s+(?:please|pls|thanks|thank\s+you)\s*[.!]*$", re.I)
+_NO_NOUN = lazy_re(r"^(?P<x>[\w.`/+#-]+(?:\s+[\w.`/+#-]+){0,3})\s*[.!]*$")
+_POLITE = lazy_re(r"\s+(?:please|pls|thanks|thank\s+you)\s*[.!]*$", re.I)
 _NOT_NOUNS = frozenset("thanks thank worries problem way idea need need. rush".split())
-_LEAVE = re.compile(
+_LEAVE = lazy_re(
     r"\bleave\s+(?P<x>.{2,80}?)\s+(?:as\s+is|as\s+it\s+is|alone|untouched|unchanged|for\s+now|for\s+later|out\s+of\s+(?:it|this))\b"
     r"|^(?P<x2>.{2,80}?)\s+(?:is|are)\s+out\s+of\s+scope\b|\b(?:skip|drop|forget(?:\s+about)?)\s+(?P<x3>the\s+.{2,60}?)"
     r"\s*(?:for\s+now|[,.;]|$)",
     re.I,
 )
-_INSTEAD_TAIL = re.compile(r"\binstead\b\s*[.!]*$|\binstead\s*,", re.I)
-_USER_CUE = re.compile(
+_INSTEAD_TAIL = lazy_re(r"\binstead\b\s*[.!]*$|\binstead\s*,", re.I)
+_USER_CUE = lazy_re(
     r"don't|dont|do\s+not|never|stop|instead|leave|scope|skip|drop|forget|\bnot\b|\bno\b|\buse\b|switch|go\s+with|stick|let'?s|shouldn't|no\s+need|"
     r"going\s+with|decid|settled|chose|rather",
     re.I,

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.lazyre import LazyPattern, lazy_re
+
 APPROVED = "APPROVED"
 REJECTED = "REJECTED"
 
@@ -25,7 +27,7 @@ class Pat:
     tool-usage objects are filtered, and its trigger keys."""
 
     name: str
-    regex: re.Pattern[str]
+    regex: LazyPattern
     status: str
     side: str  # "after": option follows the match; "before": option precedes it
     needs: str = ""  # "reason": needs a reason or an alternative; "alt": needs an alternative
@@ -35,7 +37,7 @@ class Pat:
 
 
 def _p(name: str, pattern: str, status: str, side: str = "after", **kw) -> Pat:
-    return Pat(name, re.compile(pattern, re.IGNORECASE), status, side, **kw)
+    return Pat(name, lazy_re(pattern, re.IGNORECASE), status, side, **kw)
 
 
 PATTERNS: tuple[Pat, ...] = (
@@ -94,8 +96,8 @@ _TRIGGER_SRC = (
     r"toring\s|plitting\s)|"
     r"t(?:ried|rying)|u(?:se\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ins?\s+(?:out\s+)?over|on\s+(?:out\s+)?over|ork|rapping\s))"
 )
-TRIGGER = re.compile(_TRIGGER_SRC)
-TRIGGER_ANYCASE = re.compile(_TRIGGER_SRC, re.IGNORECASE)
+TRIGGER = lazy_re(_TRIGGER_SRC)
+TRIGGER_ANYCASE = lazy_re(_TRIGGER_SRC, re.IGNORECASE)
 
 
 #: trigger key -> indexes of the phrasings it can start (in ``PATTERNS`` order)

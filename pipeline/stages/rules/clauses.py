@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules.text import clip, strip_markup
 
 REASON_LIMIT = 200  # characters (Decision.reasoning)
 
-_BOUND = re.compile(
+_BOUND = lazy_re(
     r"(?P<alt>\s+(?:instead\s+of|rather\s+than|in\s+favou?r\s+of|over)\s+)"
     r"|(?P<reason>\s+(?:because|since|given\s+(?:that\s+)?|due\s+to|as\s+(?=(?:it|the|this|that|we|they|there|our|its|I|"
     r"these|those|both|each|all|nothing|no|a|an|per|otherwise|you|he|she)\b))"
@@ -24,21 +25,21 @@ _BOUND = re.compile(
     r"remove|re-?run|move|rerun|write|start)\b)",
     re.IGNORECASE,
 )
-REASON_ONLY = re.compile(
+REASON_ONLY = lazy_re(
     r"\s+(?:because|since|given\s+(?:that\s+)?|due\s+to)\s+|,\s*(?:as|since|because)\s+|\s*[—–:]\s+|\s+-{1,2}\s+"
     r"|\s+(?=so\s+that\b|which\s+(?:means|gives|avoids|keeps|lets|makes)\b|to\s+(?:avoid|prevent|keep|ensure|"
     r"reduce|support|allow|match|speed|survive)\b)",
     re.IGNORECASE,
 )
-_LEAD_REASON = re.compile(r"^(?:because|since|as|given\s+(?:that\s+)?)\s+(?P<r>[^,]{4,}?),\s+", re.IGNORECASE)
-NEXT_REASON = re.compile(
+_LEAD_REASON = lazy_re(r"^(?:because|since|as|given\s+(?:that\s+)?)\s+(?P<r>[^,]{4,}?),\s+", re.IGNORECASE)
+NEXT_REASON = lazy_re(
     r"^(?:because\b|since\b|the\s+reason\b|that\s+way\b|this\s+way\b|"
     r"(?:this|that|it)(?:'s|\s+is)?\s+(?:avoids|keeps|gives|means|lets|makes|ensures|matches|handles|supports|survives|"
     r"scales|removes|prevents|is\s+(?:faster|simpler|safer|cheaper|more|less|better|already|the\s+only)|"
     r"(?:faster|simpler|safer|cheaper|more|less|better|already|the\s+only)))",
     re.IGNORECASE,
 )
-FAIL_AFTER = re.compile(
+FAIL_AFTER = lazy_re(
     r"(?:(?:,\s*|\s+)(?:but|and|which|however|only\s+to\s+find)\s+(?:it\s+|that\s+|this\s+|they\s+|the\s+(?:[\w-]+\s+){1,3}?)?|"
     r"(?:,|;|\s+[-—–])\s*(?:it|that|this|they)\s+)"
     r"(?:still\s+|also\s+|just\s+)?(?:fail|didn't|did\s+not|doesn't|does\s+not|broke|no\s+luck|won't|couldn't|could\s+not|"
@@ -49,20 +50,20 @@ FAIL_AFTER = re.compile(
     r"(?:made|makes)\s+no\s+difference|changed\s+nothing)",
     re.IGNORECASE,
 )
-_SUBJECT_CUT = re.compile(
+_SUBJECT_CUT = lazy_re(
     r"(?:[,;:—–]\s|\s-\s|\b(?:so|but|and|because|since|however|then|unfortunately|sadly|apparently|though|while)\s)",
     re.IGNORECASE,
 )
-_SUBJECT_LEAD = re.compile(
+_SUBJECT_LEAD = lazy_re(
     r"^(?:(?:ok(?:ay)?|so|well|hmm|alright|unfortunately|sadly|apparently|it\s+(?:seems|looks)(?:\s+(?:like|that))?|"
     r"looks\s+like|seems\s+like|turns\s+out|i\s+(?:think|see|found|realize[d]?)|(?:that|which)\s+means|clearly|"
     r"yes|no|now|anyway|both)\s*,?\s+)+",
     re.IGNORECASE,
 )
-_REASON_LEAD = re.compile(r"^(?:because|since|as|given\s+(?:that\s+)?|due\s+to)\s+", re.IGNORECASE)
-_SUBJECT_TRAIL = re.compile(r"(?:\s+(?:still|also|just|really|actually|simply|even|ever|then))+$", re.IGNORECASE)
+_REASON_LEAD = lazy_re(r"^(?:because|since|as|given\s+(?:that\s+)?|due\s+to)\s+", re.IGNORECASE)
+_SUBJECT_TRAIL = lazy_re(r"(?:\s+(?:still|also|just|really|actually|simply|even|ever|then))+$", re.IGNORECASE)
 _EDGE = " \t'“”‘’*_.,;:!?-–—"
-_TRAIL_WORDS = re.compile(
+_TRAIL_WORDS = lazy_re(
     r"\s+(?:then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|initially|earlier|already)$",
     re.IGNORECASE,
 )
@@ -70,12 +71,12 @@ LEMMA = {
     "moving": "move", "putting": "put", "keeping": "keep", "replacing": "replace", "storing": "store",
     "caching": "cache", "wrapping": "wrap", "splitting": "split", "pinning": "pin",
 }
-IT_IS_BAD = re.compile(
+IT_IS_BAD = lazy_re(
     r"\b(?:is|are|was|what|that|as|so|because|than|how|where|whatever|if|stays|remains|keeps|way|thing|left|it)\s*$|"
     r"\b(?:is|are|was|what|that)\b",
     re.IGNORECASE,
 )
-PHRASAL = re.compile(
+PHRASAL = lazy_re(
     r"^(?:up|out|apart|through|on|off|back|over|from|between|among|into|onto|in|at|by|to\s+(?:the|a|an)\b|around|away|down)\b",
     re.IGNORECASE,
 )
@@ -87,14 +88,14 @@ VAGUE = frozenset(
     "proper right correct good best simple simplest easier easiest first second last next previous current".split()
 )
 #: investigation steps, not decisions, when no reason is given ("I decided to check the logs first")
-INVESTIGATE = re.compile(
+INVESTIGATE = lazy_re(
     r"^(?:to\s+)?(?:check|look|read|examine|inspect|investigate|search|verify|review|run|test|explore|start|begin|see|"
     r"try|debug|open|view|list|find|grep|analy[sz]e|understand|figure|re-?run|confirm|take\s+a\s+look|dig|scan|"
     r"print|dump|log|trace)\b",
     re.IGNORECASE,
 )
-_LABEL = re.compile(r"^(?:option|approach|choice|alternative|variant|plan)\s*#?\s*[0-9A-Za-z]+$", re.IGNORECASE)
-_OBJ_PRONOUN = re.compile(r"^(?:it|this|that|them|these|those|everything|something|things)\b", re.IGNORECASE)
+_LABEL = lazy_re(r"^(?:option|approach|choice|alternative|variant|plan)\s*#?\s*[0-9A-Za-z]+$", re.IGNORECASE)
+_OBJ_PRONOUN = lazy_re(r"^(?:it|this|that|them|these|those|everything|something|things)\b", re.IGNORECASE)
 
 
 def vague(what: str) -> bool:
@@ -105,13 +106,13 @@ def vague(what: str) -> bool:
     if not words or all(w in VAGUE for w in words):
         return True
     return bool(_OBJ_PRONOUN.match(what)) and len(what.split()) <= 3
-PLAN_OBJECT = re.compile(r"^(?:a|an|the|\w+ing)\b", re.IGNORECASE)
-RUNLIKE = re.compile(
+PLAN_OBJECT = lazy_re(r"^(?:a|an|the|\w+ing)\b", re.IGNORECASE)
+RUNLIKE = lazy_re(
     r"\b(?:tests?|run|runs|build|ci|job|check|command|suite|step|pipeline|import|request|call|install(?:ation)?|"
     r"connection|deploy(?:ment)?|migration|script|baseline|query|lint|linter|compile|compilation)\b",
     re.IGNORECASE,
 )
-NEG_SUBJECT = re.compile(
+NEG_SUBJECT = lazy_re(
     r"^(?P<y>(?!(?:it|this|that|they|we|I|you|there|which|the\s+(?:old|current|existing)\s+one)\b)[\w/.`'\-]+"
     r"(?:\s+[\w/.`'\-]+){0,3}?)\s+(?:doesn't|does\s+not|didn't|did\s+not|can't|cannot|won't|will\s+not|isn't|is\s+not|"
     r"wasn't|lacks|has\s+no|doesn't\s+have|is\s+too)\b",
@@ -186,7 +187,7 @@ def split_tail(tail: str, *, over: bool) -> tuple[str, str | None, str | None]:
     return x, None, full[m.end():]
 
 
-_REASON_PAREN = re.compile(r"\s*(?:because|since|as\s|it\s|which\s|faster|simpler|safer)", re.IGNORECASE)
+_REASON_PAREN = lazy_re(r"\s*(?:because|since|as\s|it\s|which\s|faster|simpler|safer)", re.IGNORECASE)
 
 
 def _mask(text: str) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import approvals, clauses, phrases, proposals, tools
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
@@ -41,13 +42,13 @@ REASON_LIMIT = phrases.REASON_LIMIT
 LATER_REJECTED = " (later rejected)"
 PRONOUN_LOOKBACK = 15  # events
 SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
-_OPTION_NAME = re.compile(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
-_DENIED = re.compile(
+_OPTION_NAME = lazy_re(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
+_DENIED = lazy_re(
     r"user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|user\s+(?:rejected|denied|declined)|denied[-\s]interactively|"
     r"rejected\s+by\s+(?:the\s+)?user|permission\s+denied\s+by\s+(?:the\s+)?user",
     re.IGNORECASE,
 )
-_SUMMARY_USER = re.compile(
+_SUMMARY_USER = lazy_re(
     r"\b(?:the\s+)?user\s+(?:explicitly\s+|then\s+|later\s+|also\s+)?(?P<v>approved|agreed\s+to|accepted|chose|"
     r"picked|selected|confirmed|opted\s+for|preferred|rejected|declined|vetoed|refused|said\s+no\s+to|"
     r"(?:did\s+not|didn't|does\s+not|doesn't)\s+want|asked\s+(?:me\s+)?not\s+to\s+use|told\s+me\s+not\s+to\s+use|"

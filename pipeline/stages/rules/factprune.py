@@ -32,25 +32,26 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules.text import tokens
 from pipeline.state.model import Decision
 
 #: decision origins that come from a user's own words (``pipeline.stages.rules.decisions`` module docstring)
 USER_ORIGINS = frozenset({"user-rejection", "user-approval", "user", "explicit"})
 
-_GENERAL = re.compile(
+_GENERAL = lazy_re(
     r"\b(?:never|always|must|mustn't|only|at\s+most|at\s+least|no\s+more\s+than|under\s+no\s+circumstances|"
     r"not\s+allowed|forbidden|every\s+time|whenever|from\s+now\s+on|anywhere|anymore|"
     r"we\s+(?:don't|do\s+not|never)|any|anything|new|extra|additional)\b",
     re.I,
 )
-_CLAUSE_SPLIT = re.compile(r"[,;:]\s+|\s+[-–—]\s+")
-_INTERJECTION = re.compile(
+_CLAUSE_SPLIT = lazy_re(r"[,;:]\s+|\s+[-–—]\s+")
+_INTERJECTION = lazy_re(
     r"^(?:no(?:pe)?|nah|yes|yeah|yep|ok(?:ay)?|sure|fine|good|great|perfect|right|hmm|well|actually|"
     r"looks\s+good|sounds\s+good|lgtm|thanks?(?:\s+you)?|please)[.!]*$",
     re.I,
 )
-_REASON = re.compile(
+_REASON = lazy_re(
     r"^(?:that'?s|thats|that|it'?s|its|it|this|they|those|because|since|as\s+(?:it|that|this|we)|which|so\s+that|"
     r"otherwise|owned\s+by)\b",
     re.I,
@@ -61,16 +62,16 @@ _DIRECTIVE = frozenset(
     add edit touch remove install
     try instead rather let s stay make sure want need as is isn won wouldn shouldn i d we re ll""".split()
 )
-_BACKTICK = re.compile(r"`([^`\n]+)`")
-_IDENT = re.compile(
+_BACKTICK = lazy_re(r"`([^`\n]+)`")
+_IDENT = lazy_re(
     r"(?<![\w./-])(?:[A-Za-z0-9_.~-]*[/\\][\w./\\-]+|[A-Za-z_][\w-]*\.[A-Za-z][\w.]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+|"
     r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,})(?![\w])"
 )
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}")
-_NAMES_ONE = re.compile(r"[./\\_]|\d")
-_FILE_LINE = re.compile(r"(\.[A-Za-z]\w{0,4}):\d+(?:[-–]\d+)?")  # "cache.py:9-11" -> "cache.py"
-_ALNUM = re.compile(r"[a-z0-9]", re.I)
-_RESOLVED = re.compile(
+_NUMBER = lazy_re(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}")
+_NAMES_ONE = lazy_re(r"[./\\_]|\d")
+_FILE_LINE = lazy_re(r"(\.[A-Za-z]\w{0,4}):\d+(?:[-–]\d+)?")  # "cache.py:9-11" -> "cache.py"
+_ALNUM = lazy_re(r"[a-z0-9]", re.I)
+_RESOLVED = lazy_re(
     r"\b(?:found\s+it|found\s+that|turns?\s+out|turned\s+out|root\s+cause|the\s+fix\s+(?:is|was)|fixed\s+by|"
     r"(?:runs|listens|lives|is\s+running|is\s+listening)\s+on\s+(?:port\s+)?`?\d+)\b|"
     r"`?[\w.:/-]*\d[\w.:/-]*`?,?\s+not\s+`?[\w.:/-]*\d",

@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import factprune, tools
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, local_spans, norm_key, quote, similar, span_index_at, strip_markup, tokens
@@ -43,7 +44,7 @@ SUBAGENT_PICK = 3
 KIND_ORDER = ("constraint", "subagent", "root_cause", "quirk", "fact")
 QUOTA = {"constraint": 8, "subagent": 6, "root_cause": 5, "quirk": 5, "fact": 3}
 
-_CONSTRAINT = re.compile(
+_CONSTRAINT = lazy_re(
     r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
     r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within)|"
     r"(?:we|you)\s+(?:can't|cannot|can\s+not)|without\s+(?:\w+ing|breaking|changing|touching))\b"
@@ -51,12 +52,12 @@ _CONSTRAINT = re.compile(
     r"leave)\b",
     re.I,
 )
-_NOT_CONSTRAINT = re.compile(
+_NOT_CONSTRAINT = lazy_re(
     r"\b(?:(?:I|we)\s+(?:don't|do\s+not)\s+(?:know|think|understand|see|get|have|remember|care|mind|need\s+to\s+know)|"
     r"if\s+only|not\s+only|only\s+(?:if\s+you|just)|why\s+(?:don't|do)|don't\s+(?:know|think))\b",
     re.I,
 )
-_ROOT = re.compile(
+_ROOT = lazy_re(
     r"\broot\s+cause(?:\s*:|\s+(?:is|was|here)\b|\s+of\b.{0,80}?\b(?:is|was)\b)|\bthe\s+(?:real\s+|actual\s+|underlying\s+)?(?:problem|issue|bug|culprit|cause)\s+(?:is|was|here\s+is|turned\s+out)\b|"
     r"\bturns?\s+out\b|\bturned\s+out\b|\bcaused\s+by\b|\bthe\s+reason\s+(?:is|was)\b|\bthat'?s\s+why\b|\bwhich\s+(?:is|was)\s+why\b|"
     r"\b(?:which|that)(?:'s|\s+is|\s+was)\s+where\s+(?:the\s+|this\s+|that\s+|our\s+)?\S+(?:\s+\S+)?\s+(?:comes?|came)\s+from\b|"
@@ -65,16 +66,16 @@ _ROOT = re.compile(
     r"never|doesn't|does\s+not)\b",
     re.I,
 )
-_FAILURE_WORD = re.compile(
+_FAILURE_WORD = lazy_re(
     r"\b(?:fail\w*|error\w*|broke\w*|broken|crash\w*|bug\w*|wrong|missing|timeout|timed\s+out|flak\w+|exception|refused|"
     r"hang\w*|leak\w*|race|deadlock\w*|50\d|40\d|undefined|null|none)\b",
     re.I,
 )
-_ROOT_NEEDS_FAILURE = re.compile(
+_ROOT_NEEDS_FAILURE = lazy_re(
     r"^(?!.*\b(?:root\s+cause|culprit|turns?\s+out|turned\s+out|caused\s+by|(?:problem|issue|bug)\s+(?:is|was)\s+that|"
     r"(?:comes?|came)\s+from|explains)\b)", re.I
 )
-_QUIRK = re.compile(
+_QUIRK = lazy_re(
     r"\bonly\s+works\s+(?:with|when|if|from|on|in|under)\b|\bworks\s+only\b|"
     r"\bonly\s+(?:runs|starts|builds|passes|succeeds|loads|compiles|connects|resolves|installs|finds)\b[^.;]{0,80}?"
     r"\b(?:when|with|if|from|under|after|once)\b|\b(?:needs?|requires?|required)\s+(?:the\s+)?`?--?[\w-]+|"
@@ -86,56 +87,56 @@ _QUIRK = re.compile(
     r"\bexpects?\s+(?:a|an|the)?\s*\S+\s+(?:not|instead)\b|\bdefaults?\s+to\b|\b\S*\d\S*,?\s+not\s+\S*\d",
     re.I,
 )
-_FIX_CUE = re.compile(
+_FIX_CUE = lazy_re(
     r"\b(?:needs?\s+(?:to\s+be|the|a|an|--|`)|must\s+be|requires?|required|should\s+be|has\s+to\s+be|the\s+fix\s+is|"
     r"missing|not\s+installed|not\s+found|wasn't|isn't|doesn't\s+(?:exist|support|accept|work|have)|can't|cannot|expects?|"
     r"only\s+(?:works|accepts|supports|exists)|because|since|the\s+(?:error|issue|problem)\s+(?:is|was))\b",
     re.I,
 )
-_SELF_TALK = re.compile(
+_SELF_TALK = lazy_re(
     r"^(?:(?:ok(?:ay)?|great|good|now|so|alright|perfect|hmm)[,!.]?\s+)?(?:let\s+me|let's|I'll|I\s+will|I\s+need\s+to|I'm\s+going|"
     r"I\s+am\s+going|now\b|next\b|first\b|then\b|I\s+should|we\s+need\s+to|time\s+to|let\s+us)",
     re.I,
 )
-_OTHER = re.compile(
+_OTHER = lazy_re(
     r"\b(?:confirmed|verified)\s+that\b|\b(?:found|noticed|discovered|realized|learned)\s+that\b|^(?:note|important|fyi|heads\s+up)\s*:",
     re.I,
 )
 #: a measured finding: two quantities related by a comparison ("scans all 40M orders to find ~4k pending ones",
 #: "runs in 12 ms instead of 232 s", "38 MB peak versus 410 MB")
 _QTY = r"~?\b\d[\d,.]*(?:\s?[A-Za-z%][\w/%]*)"  # a number with its unit or noun: "40M", "~4k", "232 s", "300 matches"
-_MEASURE = re.compile(
+_MEASURE = lazy_re(
     _QTY + r"[^.;]{0,80}?\b(?:to\s+find|instead\s+of|versus|vs\.?|compared\s+(?:to|with)|out\s+of|down\s+from|up\s+from|"
     r"(?:from|to)\s+" + _QTY + r")[^.;]{0,40}?" + _QTY
 )
-_HYPO = re.compile(r"^(?:if|whether|maybe|perhaps|possibly|unless)\b|\b(?:might|could)\s+be\b", re.I)
-_SUB_CUE = re.compile(
+_HYPO = lazy_re(r"^(?:if|whether|maybe|perhaps|possibly|unless)\b|\b(?:might|could)\s+be\b", re.I)
+_SUB_CUE = lazy_re(
     r"\b(?:found|root\s+cause|caused\s+by|the\s+(?:issue|problem|bug)|responsible|defined\s+in|declared\s+in|located|lives\s+in|"
     r"is\s+(?:set|configured|implemented|handled)|handles?|reads?|writes?|calls?|uses?|depends?\s+on|missing|not\s+found|"
     r"no\s+\w+\s+(?:found|exists?)|only|must|requires?|because|returns?|throws?|raises?|expects?|hard-?coded|default|port|"
     r"version|deprecated|broken|fails?|there\s+(?:is|are)\s+(?:no|\d+))\b",
     re.I,
 )
-_SUB_DETAIL = re.compile(r"`[^`]+`|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|tsx|go|rs|rb|java|json|toml|ya?ml|md|sh|sql|cfg|ini)\b|:\d+\b")
-_SUB_HEAD = re.compile(
+_SUB_DETAIL = lazy_re(r"`[^`]+`|\b[\w.-]+/[\w./-]+|\b\w+\.(?:py|ts|js|tsx|go|rs|rb|java|json|toml|ya?ml|md|sh|sql|cfg|ini)\b|:\d+\b")
+_SUB_HEAD = lazy_re(
     r"^(?:key\s+findings?|findings?|conclusion|summary|tl;?dr|answer|result|bottom\s+line|root\s+cause|in\s+short)\s*:", re.I
 )
-_DIGIT = re.compile(r"\d")
-_SUB_SKIP = re.compile(
+_DIGIT = lazy_re(r"\d")
+_SUB_SKIP = lazy_re(
     r"^(?:I'll|I\s+will|let\s+me|I\s+have|I've|here\s+is|here's|now\b|based\s+on|in\s+summary|overall|agentId|"
     r"done\b|task\s+completed|<\/?task_result>|the\s+following|below\s+is)",
     re.I,
 )
 #: Literal cues of the root-cause / quirk / other rules, lower case, grouped by first letter for speed: only the
 #: sentences holding one are checked against those rules.
-_CUE = re.compile(
+_CUE = lazy_re(
     r"\b(?:b(?:ecause|ug)|c(?:aus|onfirmed|ulprit|omes?\s+from|ame\s+from)|d(?:efault|own\s+from|iscovered|oesn't\s+support|o\s+not\s+support)|"
     r"e(?:xpect|xplains|nv(?:ironment)?\s+var)|f(?:yi|ound\s+that)|h(?:eads\s+up|as\s+to\s+be|ave\s+to\s+be)|"
     r"i(?:ssue|nstalled|nstead\s+of|mportant)|l(?:earned)|m(?:ust\s+be)|n(?:eed|ot\s+the\s+default|ote\s*:|oticed|ot\s+installed)|"
     r"o(?:nly|ut\s+of)|p(?:roblem|ort\s)|r(?:oot\s+cause|eason|equir|ealized)|s(?:upport)|t(?:urn(?:s|ed)?\s+out|o\s+find)|"
     r"v(?:erified|ersus|s\.?\s)|w(?:hy|orks\s+only))"
 )
-_CUE_ANYCASE = re.compile(_CUE.pattern, re.IGNORECASE)
+_CUE_ANYCASE = lazy_re(_CUE.pattern, re.IGNORECASE)
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules.catalog import APPROVED, BY_KEY, PATTERNS, REJECTED, TRIGGER, TRIGGER_ANYCASE, Pat, trigger_keys
 from pipeline.stages.rules.clauses import (
     FAIL_AFTER,
@@ -63,15 +64,15 @@ class Hit:
     pronoun: bool = False
 
 
-_EXPLICIT_LINE = re.compile(
+_EXPLICIT_LINE = lazy_re(
     r"^[ \t>]*(?:[-*+]\s+)?(?:\*\*|__)?(APPROVED|DECISION|DECIDED|REJECTED|RULED OUT)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 _EXPLICIT_WORDS = ("approved", "decision", "decided", "rejected", "ruled out")
-_EXPLICIT_INLINE = re.compile(r"(?<![A-Za-z])(APPROVED|DECISION|DECIDED|REJECTED):[ \t]+(\S[^\n]*)")
-_EXPLICIT_SPLIT = re.compile(r"\s+[-–—]{1,2}\s+|\s*;\s*(?=because|since)|\s+(?:because|since)\s+|\s*\(\s*(?=because|since)")
+_EXPLICIT_INLINE = lazy_re(r"(?<![A-Za-z])(APPROVED|DECISION|DECIDED|REJECTED):[ \t]+(\S[^\n]*)")
+_EXPLICIT_SPLIT = lazy_re(r"\s+[-–—]{1,2}\s+|\s*;\s*(?=because|since)|\s+(?:because|since)\s+|\s*\(\s*(?=because|since)")
 
-_HYPOTHETICAL = re.compile(
+_HYPOTHETICAL = lazy_re(
     r"\b(?:if|whether|unless|could|might|may|maybe|perhaps|should\s+(?:we|I)|would\s+(?:you|we|it|I)|do\s+you|did\s+you|"
     r"shall|recommend|suggest|propos(?:e|ing)|option\s*\w+\s*[:)]|consider(?:ing)?|either|wonder(?:ing)?|"
     r"thinking\s+about|what\s+about|how\s+about|you\s+(?:could|can|might|want)|don't\s+think|do\s+not\s+think|"
@@ -79,16 +80,16 @@ _HYPOTHETICAL = re.compile(
     r"need\s+to\s+decide|haven't|have\s+not|yet\s+to|would|I'd|we'd|you'd)\b",
     re.IGNORECASE,
 )
-_HYPOTHETICAL_WEAK = re.compile(r"\b(?:when|whenever|once|until|can|any|whichever|or\s+not)\b", re.IGNORECASE)
-_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+)?$", re.IGNORECASE)
-_TOOLISH = re.compile(
+_HYPOTHETICAL_WEAK = lazy_re(r"\b(?:when|whenever|once|until|can|any|whichever|or\s+not)\b", re.IGNORECASE)
+_NEGATED = lazy_re(r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_TOOLISH = lazy_re(
     r"^(?:the\s+|a\s+)?(?:\w+[\s-]+)?(?:tool|tools|command|function|script|subagent|agent|mcp)\b|^(?:the\s+)?"
     r"(?:read|edit|write|bash|grep|glob|ls|task|todowrite|todo|webfetch|websearch|multiedit|find|sed|awk|cat|rg|"
     r"search|view|str_replace_editor|apply_patch|this|that|it|them|these|those)\b",
     re.IGNORECASE,
 )
-_LEAD_ALT = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<y>[^,;]{2,80}),\s*", re.IGNORECASE)
-_PRONOUN = re.compile(
+_LEAD_ALT = lazy_re(r"\b(?:instead\s+of|rather\s+than)\s+(?P<y>[^,;]{2,80}),\s*", re.IGNORECASE)
+_PRONOUN = lazy_re(
     r"^(?:it|that|this|which|they|these|those|the\s+(?:fix|change|attempt|idea|approach|command|test)|"
     r"(?:this|that|the\s+(?:first|second|previous|last))\s+(?:one|approach|attempt|fix|idea|change|option|way|command|try))$",
     re.IGNORECASE,

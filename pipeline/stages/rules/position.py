@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import tools
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
@@ -37,25 +38,25 @@ _STATUS = {
     "doing": "in_progress", "running": "in_progress", "completed": "completed", "complete": "completed",
     "done": "completed", "finished": "completed",
 }
-_DOING = re.compile(
+_DOING = lazy_re(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now)[,!.]?\s+)?"
     r"(?:I'll|I will|I'm|I am|Now\b|Next\b|Let me|Let's|I need to|Going to|Working on|Currently)",
     re.IGNORECASE,
 )
-_OPEN_HEAD = re.compile(
+_OPEN_HEAD = lazy_re(
     r"^[ \t>]*(?:#+\s*)?(?:[-*]\s+)?(?:\*\*|__)?(?:Next steps?|Remaining(?: work| tasks| items| steps)?|TODO|To ?do|"
     r"Still to do|Left to do|Outstanding(?: items| work| tasks)?|Open items|Pending(?: work| items)?|"
     r"What'?s left|Follow[- ]ups?)(?:\s*\([^)]*\))?(?:\*\*|__)?\s*:(?:\*\*|__)?[ \t]*(.*)$",
     re.IGNORECASE,
 )
-_STATUS_LINE = re.compile(
+_STATUS_LINE = lazy_re(
     r"^[ \t]*[-*+][ \t]+(?:\[(?P<box>[ xX])\][ \t]*)?(?:(?:\*\*|__)?(?P<label>done|completed|complete|finished|fixed|"
     r"in[ -]progress|doing|current|wip|working on|now|next|then|later|after that|todo|to do|pending|remaining|blocked|"
     r"up next)(?:\*\*|__)?"
     r"[ \t]*[:\-–—][ \t]*)?(?P<body>\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_OPEN_HEAD_NOCOLON = re.compile(
+_OPEN_HEAD_NOCOLON = lazy_re(
     r"^[ \t]*#+\s*(?:Next steps?|Remaining(?: work| tasks)?|TODO|To ?do|Open items|Follow[- ]ups?)\s*$", re.IGNORECASE
 )
 

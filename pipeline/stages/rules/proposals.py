@@ -16,42 +16,43 @@ from __future__ import annotations
 
 import re
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import clauses
 from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
 
 WHAT_LIMIT = 160  # characters (Decision.what)
 
-_OPTION_REF = re.compile(
+_OPTION_REF = lazy_re(
     r"\b(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])\b|(?:#|\bnumber\s+|\bplan\s+)([0-9]+|[A-Z])\b"
 )
-_PICK = re.compile(
+_PICK = lazy_re(
     r"^\s*(?:let'?s\s+|i'?ll\s+|we'?ll\s+|please\s+|ok(?:ay)?,?\s+|yes,?\s+)?(?:go\s+(?:with|for)|do|pick|choose|take|"
     r"use|try|prefer|want)\s+(?:#\s*)?([0-9]+|[A-Z])(?![\w'’])"
 )
-_LEAD_PICK = re.compile(
+_LEAD_PICK = lazy_re(
     r"^\s*(?:#\s*)?([0-9]+|[A-Z])\s*[,.!:-]?\s*(?:please|sounds\s+good|it\s+is|is\s+(?:fine|good|better|best)|works|"
     r"looks\s+good|go\s+ahead|then)\b"
 )
-_ORDINAL = re.compile(
+_ORDINAL = lazy_re(
     r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+(?:one|option|approach|choice|proposal|alternative)\b",
     re.I,
 )
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 
-_OPTION_LABELED = re.compile(
+_OPTION_LABELED = lazy_re(
     r"^[ \t>]*(?:[-*+]\s+)?(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:Option|Approach|Choice|Alternative|Variant)\s+([0-9]+|[A-Za-z])\b"
     r"\s*(?:\*\*|__)?\s*[:.)\-–—]*\s*(?:\*\*|__)?\s*(.*)$",
     re.I | re.M,
 )
-_OPTION_LISTED = re.compile(r"^[ \t]*(?:\*\*|__)?([0-9]{1,2}|[A-Za-z])[.)]\s+(?:\*\*|__)?(.+)$", re.M)
+_OPTION_LISTED = lazy_re(r"^[ \t]*(?:\*\*|__)?([0-9]{1,2}|[A-Za-z])[.)]\s+(?:\*\*|__)?(.+)$", re.M)
 
-_Q_PROPOSAL = re.compile(
+_Q_PROPOSAL = lazy_re(
     r"(?:^|\b)(?:(?:so|then|ok(?:ay)?),?\s+)?(?:(?:shall|should)\s+(?:I|we)|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to|"
     r"want\s+me\s+to|is\s+it\s+ok(?:ay)?\s+(?:if\s+I|to)|ok(?:ay)?\s+(?:if\s+I|to)|can\s+I|may\s+I|ready\s+for\s+me\s+to|"
     r"how\s+about|what\s+about|should\s+I\s+go\s+ahead\s+and)\s+(?P<x>.+?)\s*\?+\s*$",
     re.I,
 )
-_S_PROPOSAL = re.compile(
+_S_PROPOSAL = lazy_re(
     r"(?:\b(?:I|we)\s+(?:would\s+|'d\s+|strongly\s+)?(?:propose|suggest|recommend)(?:s|ed)?\s+(?:that\s+)?(?:we\s+|you\s+|I\s+)?"
     r"|\bmy\s+(?:recommendation|suggestion|proposal)\s*(?:is|would\s+be|:)\s*(?:to\s+|that\s+we\s+)?"
     r"|^(?:recommendation|proposal|suggestion|plan|recommended(?:\s+(?:approach|fix|option))?|suggested\s+(?:approach|fix|plan)|"
@@ -60,9 +61,9 @@ _S_PROPOSAL = re.compile(
     r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want)))(?P<x>.+)",
     re.I,
 )
-_PROPOSAL_LEAD = re.compile(r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+", re.I)
-_PROPOSAL_TAIL = re.compile(r"\s*(?:,?\s*if\s+you(?:'d)?\s+(?:like|want)|,?\s*or\s+(?:not|something\s+else)|now|next|first)\s*[.?!]*$", re.I)
-_GENERIC = re.compile(
+_PROPOSAL_LEAD = lazy_re(r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+", re.I)
+_PROPOSAL_TAIL = lazy_re(r"\s*(?:,?\s*if\s+you(?:'d)?\s+(?:like|want)|,?\s*or\s+(?:not|something\s+else)|now|next|first)\s*[.?!]*$", re.I)
+_GENERIC = lazy_re(
     r"^(?:proceed(?:\s+with\s+(?:it|this|that|these|them))?|go\s+ahead(?:\s+with\s+(?:it|this|that|these|them))?|continue|"
     r"start|begin|do\s+(?:it|that|this|so)|implement\s+(?:it|this|that|these|them|"
     r"the\s+(?:changes?|fix|plan))|make\s+(?:the|these|those)\s+changes?|apply\s+(?:it|this|that|the\s+(?:changes?|fix))|"
@@ -70,8 +71,8 @@ _GENERIC = re.compile(
     re.I,
 )
 #: a question whose object is a pronoun ("add it as a migration", "do that now") points back at the proposal
-_PRONOUN_OBJECT = re.compile(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
-_PLAN_SENTENCE = re.compile(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
+_PRONOUN_OBJECT = lazy_re(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
+_PLAN_SENTENCE = lazy_re(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
 
 
 def options_in(text: str) -> list[tuple[str, str, int, int]]:

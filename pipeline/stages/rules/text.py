@@ -10,23 +10,25 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
+from pipeline.lazyre import lazy_re
+
 QUOTE_LIMIT = 300  # characters, Evidence.quote
 
-_WS = re.compile(r"\s+")
-_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+_WS = lazy_re(r"\s+")
+_FENCE = lazy_re(r"[ \t]*(?:```|~~~)")
 # Markdown line markers that are not part of the sentence: bullets, numbers, letters, quotes, headings.
-_LINE_MARK = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][)]|>|#{1,6})[ \t]+)*")
-_LIST_ITEM = re.compile(r"[ \t]*(?:\*\*)?(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
+_LINE_MARK = lazy_re(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][)]|>|#{1,6})[ \t]+)*")
+_LIST_ITEM = lazy_re(r"[ \t]*(?:\*\*)?(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
 # A sentence end: terminal punctuation, closing quotes/brackets/markup, whitespace.
-_SENT_END = re.compile(r"[.!?]+[\"'”’)\]*_`]*\s+")
+_SENT_END = lazy_re(r"[.!?]+[\"'”’)\]*_`]*\s+")
 _ABBREV = frozenset(
     "e.g i.e etc vs cf approx fig mr mrs dr inc ltd jr sr al".split()
 )
-_WORD_BEFORE = re.compile(r"([A-Za-z.]+)$")
+_WORD_BEFORE = lazy_re(r"([A-Za-z.]+)$")
 
-_KEY_DROP = re.compile(r"[^a-z0-9]+")
-_KEY_LEAD = re.compile(r"^(?:(?:the|a|an|to|using|use|with|of|for|our|my)\s+)+")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
+_KEY_DROP = lazy_re(r"[^a-z0-9]+")
+_KEY_LEAD = lazy_re(r"^(?:(?:the|a|an|to|using|use|with|of|for|our|my)\s+)+")
+_TOKEN = lazy_re(r"[a-z0-9][a-z0-9_]*")
 STOPWORDS = frozenset(
     """a an the and or but of to in on at for with by from as is are was were be been being it its this that these
     those we i you he she they them our my your their me us do does did done so if then than there here not no
@@ -35,7 +37,7 @@ STOPWORDS = frozenset(
     use using used""".split()
 )
 
-_TS = re.compile(
+_TS = lazy_re(
     r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(?:[.,]\d+)?[ ]?(Z|[+-]\d{2}:?\d{2}|UTC)?$", re.IGNORECASE
 )
 
@@ -243,7 +245,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_FENCE_LINE = lazy_re(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 
 
 def code_ranges(text: str) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from pipeline.lazyre import LazyPattern, lazy_re
 from pipeline.transcripts.model import Event
 
 SHELL_TOOLS = frozenset(
@@ -25,18 +26,18 @@ EDIT_TOOLS = frozenset(
 )
 CREATE_TOOLS = frozenset({"write", "create", "create_file", "write_file"})
 
-_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add) File: ([^\n*]+?)(?=\s*(?:\*\*\*|\n|$))")
-_VIEW_CMD = re.compile(r"\bcommand\W+view\b")
-_SEGMENT_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
-_PREFIX = re.compile(
+_PATCH_FILE = lazy_re(r"\*\*\* (?:Update|Add) File: ([^\n*]+?)(?=\s*(?:\*\*\*|\n|$))")
+_VIEW_CMD = lazy_re(r"\bcommand\W+view\b")
+_SEGMENT_SPLIT = lazy_re(r"\s*(?:&&|\|\||;|\|)\s*")
+_PREFIX = lazy_re(
     r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\d+[smh]?|env|nice|uv\s+run|poetry\s+run|pdm\s+run|"
     r"hatch\s+run|pipenv\s+run|bundle\s+exec|npx|bunx|pnpm\s+exec|yarn\s+exec|(?:\S*/)?\.?venv/bin/|"
     r"(?:\S*/)?python3?(?:\.\d+)?\s+-m)\s*)+"
 )
-_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_KINDS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "test",
-        re.compile(
+        lazy_re(
             r"^(?:\S*/)?(?:pytest|py\.test|tox|nox|jest|vitest|mocha|ava|rspec|phpunit|ctest|unittest|"
             r"playwright\s+test|cypress\s+run|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|bun)\s+(?:run\s+)?test|"
             r"yarn\s+(?:run\s+)?test|deno\s+test|dotnet\s+test|mvn\s+(?:\S+\s+)*test|\.?/?gradlew?\s+test|"
@@ -45,7 +46,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "lint",
-        re.compile(
+        lazy_re(
             r"^(?:\S*/)?(?:ruff|mypy|pyright|flake8|pylint|black|isort|eslint|prettier|tsc\s+--noEmit|"
             r"(?:npm|pnpm|yarn)\s+(?:run\s+)?(?:lint|typecheck|format)|cargo\s+(?:clippy|fmt)|golangci-lint|"
             r"shellcheck|make\s+(?:lint|fmt|format|typecheck)|pre-commit\s+run)\b"
@@ -53,7 +54,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "build",
-        re.compile(
+        lazy_re(
             r"^(?:\S*/)?(?:make|cmake|cargo\s+(?:build|check)|go\s+(?:build|vet|generate)|tsc|"
             r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build|docker(?:\s+compose|-compose)\s+(?:up|build|run)|"
             r"docker\s+build|mvn|\.?/?gradlew?|dotnet\s+build|build|meson|ninja|bazel\s+build|pip\s+install\s+-e|"
@@ -62,26 +63,26 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "run",
-        re.compile(
+        lazy_re(
             r"^(?:\S*/)?(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+\S+|start)|cargo\s+run|go\s+run|uvicorn|gunicorn|"
             r"flask\s+run|python3?\s+(?!-c\b)\S+\.py|python3?\s+manage\.py|node\s+\S+\.[cm]?js|deno\s+run|"
             r"docker(?:\s+compose|-compose)\s+exec|\./\S+\.sh)\b"
         ),
     ),
 )
-_COMMIT = re.compile(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
-_COMMIT_MSG = re.compile(r"""(?:\s-[a-zA-Z]*m|\s--message)[=\s]*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
-_HEREDOC = re.compile(r"<<\s*'?\"?EOF'?\"?\s*(.+?)\s*(?:EOF|$)", re.S)
-_PUSH = re.compile(r"\bgit\s+push\b(?P<args>[^;&|]*)")
-_PR = re.compile(r"\bgh\s+pr\s+create\b")
+_COMMIT = lazy_re(r"\bgit\s+(?:-C\s+\S+\s+)?commit\b")
+_COMMIT_MSG = lazy_re(r"""(?:\s-[a-zA-Z]*m|\s--message)[=\s]*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))""")
+_HEREDOC = lazy_re(r"<<\s*'?\"?EOF'?\"?\s*(.+?)\s*(?:EOF|$)", re.S)
+_PUSH = lazy_re(r"\bgit\s+push\b(?P<args>[^;&|]*)")
+_PR = lazy_re(r"\bgh\s+pr\s+create\b")
 # Failure signals in a tool result: lower-case patterns (searched in the lower-cased text) and two capitalised
 # markers (searched as written).
-_FAIL = re.compile(
+_FAIL = lazy_re(
     r"exit\s+code:?\s*[1-9]|exited\s+with\s+(?:code|status)\s+[1-9]|\"exit_code\":\s*[1-9]|exit\s+status\s+[1-9]|"
     r"\b[1-9]\d*\s+(?:failed|errors?)\b|traceback\s+\(most\s+recent\s+call\s+last\)|npm\s+err!|error\[e\d+\]|"
     r"(?m:^error:)|command\s+not\s+found|no\s+such\s+file\s+or\s+directory"
 )
-_FAIL_CAPS = re.compile(r"\b(?:FAILED|ERROR)\b")
+_FAIL_CAPS = lazy_re(r"\b(?:FAILED|ERROR)\b")
 _FAIL_WORDS = ("exit", "fail", "error", "err!", "traceback", "not found", "no such file")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.lazyre import lazy_re
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, clip_block, one_line
 
@@ -24,18 +25,18 @@ FIRST_PROMPT_LIMIT = 1200  # characters
 REDIRECTION_LIMIT = 300  # characters per redirection line (after the prefix)
 MAX_REDIRECTIONS = 12
 
-_BARE_SLASH = re.compile(r"^/[\w:.-]+\s*$")
-_CONTROL = re.compile(
+_BARE_SLASH = lazy_re(r"^/[\w:.-]+\s*$")
+_CONTROL = lazy_re(
     r"^(?:continue|go on|keep going|carry on|next|proceed|resume|ok|okay|yes|y|go|hi|hello|hey|thanks|thank you)"
     r"[.!]*$",
     re.IGNORECASE,
 )
-_NOT_A_PROMPT = re.compile(
+_NOT_A_PROMPT = lazy_re(
     r"^(?:\[Request interrupted by user|This session is being continued from a previous conversation|"
     r"<local-command-|<command-name>|Caveat: The messages below)",
 )
 _LEAD = r"^(?:(?:ok(?:ay)?|oh|hmm+|wait|so|and|also|but|hey|right|alright|well|one more thing)[,.!:]*\s+)*"
-_REDIRECT = re.compile(
+_REDIRECT = lazy_re(
     _LEAD
     + r"(?:actually\b|instead\b|also\b|scratch that|change of plans?|new plan|on second thought|forget (?:about )?"
     r"(?:it|that|the)\b|never ?mind|let'?s also\b|let us also\b|and also\b|additionally\b|in addition\b|"
@@ -44,14 +45,14 @@ _REDIRECT = re.compile(
     r"let'?s (?:not|change)\b|change the plan\b|plan change\b)",
     re.IGNORECASE,
 )
-_REDIRECT_ANYWHERE = re.compile(
+_REDIRECT_ANYWHERE = lazy_re(
     r"\b(?:change of plans?|scratch that|instead of\b|on second thought|let'?s also|also (?:cover|add|handle|"
     r"include|support|update|fix|test|do|make|check|implement|write|remove|rename|migrate|port)\b|"
     r"no longer (?:need|want)|don'?t bother with|forget about|new requirement|requirements? changed|"
     r"expand (?:the )?scope|out of scope|descope|pivot to)",
     re.IGNORECASE,
 )
-_SUMMARY_REQUEST = re.compile(
+_SUMMARY_REQUEST = lazy_re(
     r"(?:Primary Request and Intent:?|^#+\s*Goal\b:?|<overview>|^\*\*Goal\*\*:?|User'?s? (?:request|goal):)"
     r"\s*(.+?)(?:\n\s*\n|\n\s*(?:\d+\.|#+)\s|</overview>|$)",
     re.IGNORECASE | re.MULTILINE | re.DOTALL,
