@@ -6,8 +6,8 @@ with its ``.gitignore`` (``*``) when missing, so neither the lock nor the backup
 
 ``update`` re-reads the file under the lock and re-plans when it changed since the caller's plan, so two merges
 started together both land.  The write keeps the previous text in ``.duck-tape/<name>.bak`` until the new file
-is in place (``pipeline.fsutil.atomic_write_text``: temp file, fsync, rename), then removes the backup; a crash
-mid-write leaves the old file intact (and the backup beside it).
+is in place (``pipeline.fsutil.atomic_write_text``: temp file, fsync, rename, the old file's permission bits
+kept), then removes the backup; a crash mid-write leaves the old file intact (and the backup beside it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.errors import DuckTapeError, InputError
-from pipeline.fsutil import atomic_write_text
+from pipeline.fsutil import atomic_write_text, existing_mode
 
 LOCK_TIMEOUT_SECONDS = 120.0
 STORE = ".duck-tape"
@@ -79,11 +79,17 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
 
 def write_with_backup(path: Path, text: str, before: str | None) -> None:
     """Write ``text`` to ``path`` atomically; ``before`` (the current text, None for a new file) is kept in the
-    backup file until the replace succeeded.  Raises ``OSError``; the old file is then intact."""
+    backup file until the replace succeeded.  Raises ``OSError``; the old file is then intact.
+
+    Permissions (``pipeline.fsutil``): the new CONTEXT.md keeps the permission bits of the one it replaces (a
+    ``0600`` file stays ``0600``), and the backup gets the same bits, so the previous text is never more
+    readable than it was; a new CONTEXT.md gets the umask's default.
+    """
     backup = backup_path(path)
+    mode = existing_mode(path)
     if before is not None:
-        atomic_write_text(backup, before)
-    atomic_write_text(path, text)
+        atomic_write_text(backup, before, mode=mode)
+    atomic_write_text(path, text, mode=mode)
     if before is not None:
         backup.unlink(missing_ok=True)
 
