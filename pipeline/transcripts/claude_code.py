@@ -36,6 +36,7 @@ from pipeline.transcripts.common import (
     text_of,
     todo_items,
     todo_text,
+    type_tag,
 )
 from pipeline.transcripts.model import Event, ReadReport, TodoItem, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_json_items, iter_jsonl
@@ -105,7 +106,7 @@ class _Reader:
     def feed(self, line: int, rec: dict) -> None:
         """Take one record (a dict) found at ``line``."""
         get = rec.get
-        rtype = get("type")
+        rtype = type_tag(get("type"))
         timestamp = norm_iso(get("timestamp"))
         if timestamp:
             meta = self.meta

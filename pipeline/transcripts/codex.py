@@ -32,7 +32,17 @@ import re
 
 import orjson
 
-from pipeline.transcripts.common import Caps, EventSink, call_text, cap, norm_iso, text_of, todo_items, todo_text
+from pipeline.transcripts.common import (
+    Caps,
+    EventSink,
+    call_text,
+    cap,
+    norm_iso,
+    text_of,
+    todo_items,
+    todo_text,
+    type_tag,
+)
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
 from pipeline.transcripts.targets import main_target
@@ -136,7 +146,7 @@ class _CodexState:
             meta.model = meta.model or payload["model"]
 
     def response_item(self, item: dict, ts: str | None, line: int) -> None:
-        itype = item.get("type")
+        itype = type_tag(item.get("type"))
         if itype == "message":
             if item.get("role") == "assistant":
                 text = text_of(item.get("content"))
@@ -200,7 +210,7 @@ class _CodexState:
             self.results[call_id] = event
 
     def event_msg(self, payload: dict, ts: str | None, line: int) -> None:
-        ptype = payload.get("type")
+        ptype = type_tag(payload.get("type"))
         if ptype == "user_message":
             message = payload.get("message")
             if isinstance(message, str) and message.strip():
@@ -258,7 +268,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     state = _CodexState(sink, caps, report)
     last_ts: str | None = None
     for line, rec in iter_jsonl(path, report):
-        rtype = rec.get("type")
+        rtype = type_tag(rec.get("type"))
         payload = rec.get("payload")
         if not isinstance(payload, dict):
             payload = {}

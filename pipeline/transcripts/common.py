@@ -52,10 +52,10 @@ def call_text(args: object, limit: int, report: ReadReport) -> str:
     if isinstance(args, str):
         return cap(args, limit, report)
     if not isinstance(args, dict):
-        return cap(_json(args)[: limit + 1], limit, report)
+        return cap(json_text(args)[: limit + 1], limit, report)
     lines = []
     for key, value in args.items():
-        text = value if isinstance(value, str) else _json(value)
+        text = value if isinstance(value, str) else json_text(value)
         lines.append(f"{key}: {text[: limit + 1]}")
     return cap("\n".join(lines), limit, report)
 
@@ -65,11 +65,34 @@ def todo_text(todos: list[TodoItem]) -> str:
     return "\n".join(f"[{t.status}] {t.content}" for t in todos)
 
 
-def _json(value: object) -> str:
+#: Text of a value too deeply nested for both orjson and ``repr`` (``json_text``).
+TOO_DEEP_TEXT = "<value nested too deep to show>"
+
+
+def json_text(value: object) -> str:
+    """Compact JSON text of a parsed JSON value; never raises.
+
+    orjson refuses integers beyond 64 bits and values nested 255 levels or more (measured with orjson 3.13:
+    ``dumps`` raises ``TypeError: Recursion limit reached``), yet a JSONL line parses up to 1024 levels
+    (``depth.MAX_DEPTH``): such values fall back to Python's ``repr``, and one too deep even for that
+    (``RecursionError``, near the interpreter's 1000-frame limit) to ``TOO_DEEP_TEXT``.
+    """
     try:
         return orjson.dumps(value).decode()
-    except TypeError:  # e.g. an integer beyond 64 bits
-        return str(value)
+    except TypeError:
+        try:
+            return str(value)
+        except RecursionError:
+            return TOO_DEEP_TEXT
+
+
+def type_tag(value: object) -> str | None:
+    """A record's ``type`` (or ``role``) tag: ``value`` when it is a string, else None.
+
+    A list or an object in that place is a malformed record (counted as an unknown type by the reader), never a
+    crash: an unhashable tag would raise in the readers' set lookups.
+    """
+    return value if isinstance(value, str) else None
 
 
 def iso_from_epoch_ms(value: float | int | None) -> str | None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.transcripts.common import Caps, EventSink, call_text, cap, norm_iso, text_of
+from pipeline.transcripts.common import Caps, EventSink, call_text, cap, norm_iso, text_of, type_tag
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
 from pipeline.transcripts.targets import main_target
@@ -245,7 +245,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     state = _CopilotState(sink, caps, report)
     last_ts: str | None = None
     for line, rec in iter_jsonl(path, report):
-        rtype = rec.get("type")
+        rtype = type_tag(rec.get("type"))
         data = rec.get("data")
         if not isinstance(data, dict):
             data = {}

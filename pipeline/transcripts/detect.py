@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import orjson
 
+from pipeline.transcripts.common import type_tag
+
 HEAD_LINES = 60
 HEAD_BYTES = 8 * 1024 * 1024  # read at most this much of a JSONL head to decide
 
@@ -45,7 +47,7 @@ def _first_byte(path: str) -> bytes:
 
 def _classify_record(rec: dict) -> str | None:
     """Classify one JSONL record; None when it says nothing (metadata line, unknown shape)."""
-    rtype = rec.get("type")
+    rtype = type_tag(rec.get("type"))
     if isinstance(rtype, str) and "data" in rec and "." in rtype and ("id" in rec or "timestamp" in rec):
         if rtype == "session.start":
             data = rec.get("data") or {}
@@ -99,9 +101,13 @@ def _detect_jsonl(path: str) -> str:
 def _detect_array(path: str) -> str:
     import ijson
 
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
     with open(path, "rb") as fh:
+        guarded = GuardedReader(fh, path)  # JsonTooDeep (an InputError) for a head nested too deep for ijson
         try:
-            for item in ijson.items(fh, "item", use_float=True):
+            for item in ijson.items(guarded, "item", use_float=True, buf_size=CHUNK_BYTES):
+                guarded.settled(1)
                 if not isinstance(item, dict):
                     return "unknown"
                 if "info" in item and "parts" in item:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import orjson
 
-from pipeline.transcripts.common import Caps, EventSink, call_text, cap, iso_from_epoch_ms, norm_iso, text_of
+from pipeline.transcripts.common import Caps, EventSink, call_text, cap, iso_from_epoch_ms, norm_iso, text_of, type_tag
 from pipeline.transcripts.model import ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
 from pipeline.transcripts.targets import main_target
@@ -68,7 +68,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     names: dict[str, str] = {}  # tool call id -> tool name
     for line, rec in iter_jsonl(path, report):
         sink.note_session(rec.get("session_id") or rec.get("sessionId"))
-        role = rec.get("role")
+        role = type_tag(rec.get("role"))
         text = text_of(rec.get("content"))
         ts = _timestamp(rec)
         if role == "user":

@@ -27,7 +27,16 @@ from __future__ import annotations
 
 import re
 
-from pipeline.transcripts.common import Caps, EventSink, call_text, cap, iso_from_epoch_ms, todo_items, todo_text
+from pipeline.transcripts.common import (
+    Caps,
+    EventSink,
+    call_text,
+    cap,
+    iso_from_epoch_ms,
+    todo_items,
+    todo_text,
+    type_tag,
+)
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_json_items, read_json_object_head
 from pipeline.transcripts.targets import main_target
@@ -96,7 +105,7 @@ class _OpencodeState:
         if self.meta.model is None:
             self.meta.model = _model_of(info)
         created = _time_of(info, "created")
-        role = info.get("role")
+        role = type_tag(info.get("role"))
         if role == "user":
             self.user_message(parts, created, number, session_id)
         elif role == "assistant":
@@ -116,7 +125,7 @@ class _OpencodeState:
         only_compaction = bool(parts)
         auto_compaction = False
         for part in parts:
-            ptype = part.get("type")
+            ptype = type_tag(part.get("type"))
             if ptype != "compaction":
                 only_compaction = False
             elif part.get("auto") is True:
@@ -149,7 +158,7 @@ class _OpencodeState:
         text_event: Event | None = None
         texts: list[str] = []
         for part in parts:
-            ptype = part.get("type")
+            ptype = type_tag(part.get("type"))
             if ptype == "text":
                 text = part.get("text")
                 if not isinstance(text, str) or not text.strip():

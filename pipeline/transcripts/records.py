@@ -2,7 +2,10 @@
 
 JSONL files are read line by line in binary; JSON documents (a Claude Code array dump, opencode exports)
 are streamed element by element with ijson.  Nothing here is fatal: a bad record is skipped and its
-1-based line (or element) number recorded in the ``ReadReport``.
+1-based line (or element) number recorded in the ``ReadReport``.  The one exception is a JSON document
+nested deeper than ``depth.MAX_DEPTH`` levels: it is refused whole (``JsonTooDeep``, an ``InputError``)
+before ijson reaches the deep part, because ijson's memory grows with the square of the depth.  A JSONL
+line that deep is refused by orjson itself and skipped like any bad line.
 """
 
 from __future__ import annotations
@@ -66,14 +69,20 @@ def iter_json_items(path: str, prefix: str, report: ReadReport) -> Iterator[tupl
     ``prefix`` is an ijson prefix: ``"item"`` for a top-level array, ``"messages.item"`` for the
     ``messages`` array of an object.  A document cut short (truncated file) or with invalid bytes stops the
     stream; the element number where it stopped goes to ``report.skipped_lines``.  Non-object elements are
-    skipped and counted the same way.
+    skipped and counted the same way.  Raises ``JsonTooDeep`` (an ``InputError`` naming the file) for a
+    document nested deeper than ``depth.MAX_DEPTH`` levels, before ijson reads the deep part.
     """
     import ijson  # deferred: only JSON-document formats need it
 
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
     number = 0
+    settle = prefix.count(".") + 1  # nesting at which each yielded element ends
     with open(path, "rb") as fh:
+        guarded = GuardedReader(fh, path)
         try:
-            for number, item in enumerate(ijson.items(fh, prefix, use_float=True), 1):
+            for number, item in enumerate(ijson.items(guarded, prefix, use_float=True, buf_size=CHUNK_BYTES), 1):
+                guarded.settled(settle)
                 if not isinstance(item, dict):
                     report.skipped_lines.append(number)
                     continue
@@ -88,14 +97,19 @@ def read_json_object_head(path: str, keys: tuple[str, ...]) -> dict:
 
     Streams with ijson and stops before large arrays are built, so reading ``info`` of a huge
     ``opencode export`` costs only that object.  Missing keys are absent from the result; a broken document
-    gives what was read before the break.
+    gives what was read before the break.  Raises ``JsonTooDeep`` for a document nested deeper than
+    ``depth.MAX_DEPTH`` levels in the part read.
     """
     import ijson
 
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
     found: dict = {}
     with open(path, "rb") as fh:
+        guarded = GuardedReader(fh, path)
         try:
-            for key, value in ijson.kvitems(fh, "", use_float=True):
+            for key, value in ijson.kvitems(guarded, "", use_float=True, buf_size=CHUNK_BYTES):
+                guarded.settled(1)
                 if key in keys:
                     found[key] = value
                     if len(found) == len(keys):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import orjson
 
+from pipeline.transcripts.common import json_text
+
 # tool name (lower case) -> argument keys to try, in order
 _KEYS: dict[str, tuple[str, ...]] = {
     # files
@@ -88,7 +90,7 @@ def _stringify(value: object) -> str | None:
         return f"{len(value)} item(s)"
     if isinstance(value, (int, float, bool)):
         return str(value)
-    return orjson.dumps(value).decode()[:200]
+    return json_text(value)[:200]  # never raises, also for values orjson cannot write (too deep)
 
 
 def _patch_target(patch: str) -> str | None:
