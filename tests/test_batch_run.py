@@ -131,7 +131,7 @@ def test_rerun_does_not_even_read_unchanged_transcripts(archive, tmp_path, monke
 
     out = tmp_path / "out"
     run_batch([str(archive)], BatchOptions(out=out, jobs=1))
-    memo = json.loads((out / ".cache" / "digests.json").read_text())
+    memo = json.loads((out / ".cache" / "index.json").read_text())["files"]
     assert sum(1 for p in memo if p.startswith(str(archive))) == 7  # 6 transcripts + 1 sub-agent file
     assert sum(1 for p in memo if p.startswith(str(out))) == 3  # the state files written
 

@@ -1,4 +1,5 @@
-"""The batch cache: one JSON record per session, keyed by transcript content + engine + configuration.
+"""The batch cache: one JSON record per session, keyed by transcript content + engine + configuration, and an
+index that serves a whole rerun from one read.
 
 Key = BLAKE2b of (the transcript's bytes digest, the digests of its linked sub-agent files, the
 configuration fingerprint).  The fingerprint covers the engine actually used (``rules``, or ``llm`` with the
@@ -8,19 +9,40 @@ or prompt invalidates every record).  Unchanged archive + unchanged configuratio
 hit, so a rerun does no work; records are written as each session finishes, so an interrupted run resumes
 where it stopped.
 
-Files: ``<cache dir>/<key[:2]>/<key>.json``, written by the main process only (workers return results),
-through a temporary file and a rename (``replace_quickly``), so a reader never sees half a record.  No
-fsync: a record lost in a crash is only a miss, recomputed next time.  A record that does not parse is a miss.
+Files (written by the main process only; workers return results), each through a temporary file and a rename
+(``replace_quickly``), so a reader never sees half a file.  No fsync: a file lost in a crash is only a miss,
+recomputed next time.  A file that does not parse is a miss.
+
+* ``<cache dir>/<key[:2]>/<key>.json``: the record of one session (``Cache``), written as soon as it finishes;
+* ``<cache dir>/index.json`` (``Index``): written at the end of a run (also an interrupted one), when something
+  changed.  It holds (1) the memo of file digests: per absolute path, the file's stat stamp (size, mtime and
+  ctime in ns, inode, device) and its BLAKE2b digest, so an unchanged file is only stat'ed, never read; (2) the
+  same memo of what discovery reads in a Claude Code sub-agent file (its parent session, warm-up or not); and
+  (3) the records of the sessions of the last run, by key, without their state text (``text_digest`` in its
+  place), so a rerun takes them from this one file instead of opening one record file per session; the text
+  is read from the record file only when a state file must be (re)written or merged.  An index that is
+  missing, unreadable or from another format is ignored: every file is hashed again and the records are read
+  from their files (slower, same result).
+
+Limit of the stat memo: a file rewritten with the same size, within the same tick of the file system's clock
+as its previous write (a few ms on Linux file systems, 2 s on FAT), and read by the batch in between, keeps its
+old digest until it changes again.  An mtime put back on purpose (``touch -r``, ``cp -p``, ``rsync -t
+--inplace``) is not enough to fool it, because the stamp holds the ctime, the inode change time that every
+write and every ``utime`` call sets to now on Linux and macOS (on Windows ``st_ctime`` is the creation time,
+so there only the size and mtime guard the memo).  Deleting ``<cache dir>/index.json`` makes the next run hash
+every file again.
 """
 
 from __future__ import annotations
 
-import hashlib
+import gc
 import json
 import os
+from hashlib import blake2b
 from pathlib import Path
 
 import orjson
+
 
 from pipeline import __version__
 
@@ -34,80 +56,157 @@ _SOURCE_ROOTS = (Path(__file__).resolve().parent.parent, Path(__file__).resolve(
 
 def file_digest(path: str) -> str:
     """BLAKE2b-128 hex digest of the file's bytes (read in 1 MiB chunks).  Raises OSError."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
 
 
-class Digests:
-    """``file_digest`` with a memo of (size, mtime in ns, inode) per file in ``<cache dir>/digests.json``.
+def _stamp(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
 
-    A file whose size, modification time and inode are unchanged since its digest was taken is not read again,
-    so a rerun over an archive of gigabytes only stats its files.  (A file rewritten with the same size within
-    the same nanosecond timestamp would be missed; no editor or harness does that.)  The memo is a speed-up only:
-    a missing or unreadable one just means every file is hashed.
+
+class Index:
+    """``<cache dir>/index.json``, loaded with one read (see the module docstring).
+
+    ``digest(path)``: ``file_digest`` through the stat memo; ``agent(path)``: ``discover.describe_agent``
+    through it.  ``row(key)``: the record the last run kept under ``key``, without ``text`` (a dict shared with
+    the index: copy before changing it), or None.  ``keep(key, record)``: keep a record for the next index;
+    ``forget(key)`` drops it.  ``save()`` writes the index when a memo changed or the kept records differ from
+    the loaded ones; the next index holds only the records kept in this run (the sessions of the last run), and
+    the memos of every file seen so far.
     """
 
-    NAME = "digests.json"
+    NAME = "index.json"
+    FORMAT = 1
+    LEGACY = "digests.json"  # the memo before the index (format 0): removed when the index is written
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.path = Path(root) / self.NAME
+        data = None
+        paused = gc.isenabled()
+        if paused:  # a few ms: the collector would otherwise scan the young objects of the load over and over
+            gc.disable()
         try:
-            memo = orjson.loads(self.path.read_bytes())
+            data = orjson.loads(self.path.read_bytes())
         except (OSError, orjson.JSONDecodeError):
-            memo = {}
-        self.memo: dict = memo if isinstance(memo, dict) else {}
+            pass
+        finally:
+            if paused:
+                gc.enable()
+        if not isinstance(data, dict) or data.get("format") != self.FORMAT:
+            data = {}
+        files, agents, rows = data.get("files"), data.get("agents"), data.get("rows")
+        self.files: dict = files if isinstance(files, dict) else {}
+        self.agents: dict = agents if isinstance(agents, dict) else {}
+        self.rows: dict = rows if isinstance(rows, dict) else {}
+        self.kept: dict = {}
         self.changed = False
 
-    def digest(self, path: str) -> str:
-        """The BLAKE2b digest of the file at ``path`` (from the memo when its stat is unchanged).  Raises OSError."""
-        key = os.path.abspath(path)
-        st = os.stat(path)
-        stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-        known = self.memo.get(key)
-        if isinstance(known, list) and len(known) == 4 and known[:3] == stamp:
-            return known[3]
-        value = file_digest(path)
-        self.memo[key] = [*stamp, value]
+    def known(self, path: str, st: os.stat_result) -> str | None:
+        """The memo's digest of the file at absolute ``path`` whose stat is ``st``, or None when it is stale."""
+        entry = self.files.get(path)
+        if (type(entry) is list and len(entry) == 6 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns
+                and entry[2] == st.st_ctime_ns and entry[3] == st.st_ino and entry[4] == st.st_dev):
+            return entry[5]
+        return None
+
+    def remember(self, path: str, st: os.stat_result, digest: str) -> None:
+        """Memo ``digest`` for the file at absolute ``path`` whose stat is ``st``."""
+        self.files[path] = [*_stamp(st), digest]
         self.changed = True
+
+    def digest(self, path: str, absolute: str | None = None) -> str:
+        """The BLAKE2b digest of the file at ``path`` (from the memo when its stat is unchanged); ``absolute``:
+        ``os.path.abspath(path)`` when the caller has it.  Raises OSError."""
+        key = absolute or os.path.abspath(path)
+        st = os.stat(path)
+        value = self.known(key, st)
+        if value is None:
+            value = file_digest(path)
+            self.remember(key, st, value)
         return value
 
-    def record(self, path: str | os.PathLike[str], digest: str) -> None:
-        """Remember ``digest`` for the file just written at ``path`` (its current stat)."""
-        st = os.stat(path)
-        self.memo[os.path.abspath(path)] = [st.st_size, st.st_mtime_ns, st.st_ino, digest]
+    def agent(self, path: str) -> tuple[str | None, bool]:
+        """``discover.describe_agent(path)`` (parent session file, warm-up?), read from the file only when its
+        stat changed since the memo was taken.  Never raises."""
+        from pipeline.batch.discover import describe_agent
+
+        key = os.path.abspath(path)
+        try:
+            stamp = _stamp(os.stat(path))
+        except OSError:
+            return describe_agent(path)
+        entry = self.agents.get(key)
+        if type(entry) is list and len(entry) == 7 and entry[:5] == stamp:
+            return entry[5], bool(entry[6])
+        parent, warmup = describe_agent(path)
+        self.agents[key] = [*stamp, parent, warmup]
         self.changed = True
+        return parent, warmup
+
+    def record(self, path: str | os.PathLike[str], digest: str) -> None:
+        """Remember ``digest`` for the file just written at ``path`` (its current stat).  Raises OSError."""
+        key = os.path.abspath(path)
+        self.remember(key, os.stat(key), digest)
+
+    def row(self, key: str) -> dict | None:
+        """The record the last run kept under ``key``, or None."""
+        found = self.rows.get(key)
+        return found if type(found) is dict else None
+
+    def keep(self, key: str, record: dict) -> None:
+        """Keep ``record`` under ``key`` in the next index: as it is when it came from ``row`` (it must not be
+        changed afterwards), else a copy without ``text`` and with ``text_digest``."""
+        if "text" in record:
+            text = record["text"]
+            record = {k: (list(v) if type(v) is list else v) for k, v in record.items() if k != "text"}
+            if text is not None and not record.get("text_digest"):
+                record["text_digest"] = text_digest(text)
+        self.kept[key] = record
+
+    def forget(self, key: str) -> None:
+        """Leave ``key`` out of the next index (its record is unusable)."""
+        self.kept.pop(key, None)
 
     def save(self) -> None:
-        """Write the memo back when it changed.  Raises OSError."""
-        if self.changed:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            replace_quickly(self.path, orjson.dumps(self.memo))
-            self.changed = False
+        """Write the index when it changed (temporary file + rename).  Raises OSError."""
+        same_rows = self.kept.keys() == self.rows.keys() and all(v is self.rows[k] for k, v in self.kept.items())
+        if same_rows and not self.changed:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        replace_quickly(self.path, orjson.dumps({"format": self.FORMAT, "files": self.files, "agents": self.agents,
+                                                 "rows": self.kept}))
+        self.rows = dict(self.kept)
+        self.changed = False
+        try:
+            os.unlink(self.path.with_name(self.LEGACY))
+        except OSError:
+            pass
 
 
 def text_digest(text: str) -> str:
     """``file_digest`` of a file holding ``text`` in UTF-8."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def code_fingerprint(digests: Digests | None = None) -> str:
+def code_fingerprint(digests: Index | None = None) -> str:
     """Digest of every ``*.py`` under ``pipeline/`` and every file under ``prompts/`` (paths and contents);
     ``digests`` saves reading the files that did not change since the last run."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     for root in _SOURCE_ROOTS:
         if not root.is_dir():
             continue
-        for folder, dirs, names in os.walk(root):
+        top = str(root)  # absolute and resolved: every path below is too, and its tail after top is its relpath
+        for folder, dirs, names in os.walk(top):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
             for name in sorted(names):
                 if root.name == "pipeline" and not name.endswith(".py"):
                     continue
                 path = os.path.join(folder, name)
-                digest.update(os.path.relpath(path, root).encode())
-                digest.update((digests.digest(path) if digests is not None else file_digest(path)).encode())
+                digest.update(path[len(top) + 1:].encode())
+                digest.update((digests.digest(path, path) if digests is not None else file_digest(path)).encode())
     return digest.hexdigest()
 
 
@@ -119,13 +218,13 @@ def config_fingerprint(engine: str, settings: dict, *, mask: bool, max_bytes: in
     """
     blob = json.dumps({"engine": engine, "settings": settings, "mask": mask, "max_bytes": max_bytes,
                        "version": __version__, "code": code or code_fingerprint()}, sort_keys=True)
-    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
+    return blake2b(blob.encode(), digest_size=16).hexdigest()
 
 
 def session_key(transcript_digest: str, subagent_digests: list[str], fingerprint: str) -> str:
     """The cache key of one session (hex)."""
     blob = "\n".join([transcript_digest, *sorted(subagent_digests), fingerprint])
-    return hashlib.blake2b(blob.encode(), digest_size=20).hexdigest()
+    return blake2b(blob.encode(), digest_size=20).hexdigest()
 
 
 class Cache:
@@ -151,6 +250,15 @@ class Cache:
         path = Path(self.path(key))
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_quickly(path, orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+
+    def text(self, key: str, digest: str | None = None) -> str | None:
+        """The state text of the record under ``key`` (None when the record or its text is missing, or when
+        ``digest`` is given and the text's ``text_digest`` differs)."""
+        record = self.get(key)
+        text = record.get("text") if record is not None else None
+        if type(text) is not str or (digest is not None and text_digest(text) != digest):
+            return None
+        return text
 
 
 def replace_quickly(path: Path, data: bytes) -> None:

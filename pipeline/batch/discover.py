@@ -9,7 +9,8 @@ Rules (FORMATS.md §1–3 "Location"):
   ``tool-results``, Copilot ``checkpoints`` and ``rewind-snapshots``) are not entered, symlinks are not
   followed, and ``exclude`` (the output and cache folders) is skipped.
 * Claude Code sub-agent files (``agent-<hex>.jsonl``) are not sessions: each is linked to its parent session
-  (``subagents.inspect``) when the parent is a candidate; warm-up files and orphans are skipped with a reason.
+  (``subagents.inspect``, or the caller's memo of it) when the parent is a candidate; warm-up files and orphans
+  are skipped with a reason.
 * ``since``: a file last modified before it cannot hold a session active since then and is skipped without
   being read (the worker also checks the session's own end time).
 
@@ -19,10 +20,13 @@ What is *in* a file (format, session id, duplicates by content) is decided later
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Callable
 
-from pipeline.batch.subagents import inspect, is_agent_file
+AGENT_FILE = re.compile(r"agent-[0-9a-f]{6,32}\.jsonl")
+"""The name of a Claude Code sub-agent transcript (FORMATS.md §1 "sub-agent (Task/Agent)")."""
 
 SIDE_FOLDERS = frozenset({"node_modules", "__pycache__", "tool-results", "checkpoints", "rewind-snapshots", "subagents"})
 """Folders not walked as sessions (``subagents`` is reached through its parent session instead)."""
@@ -32,11 +36,16 @@ SUFFIXES = (".jsonl", ".json")
 @dataclass(slots=True)
 class Candidate:
     """A session to process: its transcript ``path``, whether it was named on the command line
-    (``explicit``), and the sub-agent files linked to it."""
+    (``explicit``), the sub-agent files linked to it, and ``absolute``: ``os.path.abspath(path)``."""
 
     path: str
     explicit: bool = False
     subagents: list[str] = field(default_factory=list)
+    absolute: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.absolute:
+            self.absolute = os.path.abspath(self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,33 +65,102 @@ class Discovery:
     missing: list[str] = field(default_factory=list)
 
 
-def _walk(root: str, exclude: set[str]) -> tuple[list[str], list[str]]:
-    """(files with a transcript suffix, sub-agent files) under ``root``, sorted; symlinks not followed."""
-    files: list[str] = []
+def is_agent_file(path: str) -> bool:
+    """True for a file named like a Claude Code sub-agent transcript (``agent-<hex>.jsonl``)."""
+    return AGENT_FILE.fullmatch(os.path.basename(path)) is not None
+
+
+def describe_agent(path: str) -> tuple[str | None, bool]:
+    """(parent session file or None, warm-up?) of the sub-agent file at ``path`` (``subagents.inspect``, which
+    reads its first lines).  Never raises."""
+    from pipeline.batch.subagents import inspect
+
+    info = inspect(path)
+    return info.parent, info.warmup
+
+
+def _walk(root: str, exclude: set[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(files with a transcript suffix as (path, absolute path), sub-agent files) under ``root``, in the order of
+    a sorted top-down walk; symlinks not followed.  Unreadable folders are passed over."""
+    files: list[tuple[str, str]] = []
     agents: list[str] = []
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        inner = os.path.join(folder, "subagents")  # 2.1.x: <project>/<session id>/subagents/agent-*.jsonl
-        if "subagents" in dirs and not os.path.islink(inner):
-            agents += sorted(os.path.join(inner, n) for n in os.listdir(inner)
-                             if is_agent_file(n) and not os.path.islink(os.path.join(inner, n)))
-        dirs[:] = sorted(
-            d for d in dirs
-            if not d.startswith(".") and d not in SIDE_FOLDERS and os.path.abspath(os.path.join(folder, d)) not in exclude
-        )
-        for name in sorted(names):
-            if name.endswith(".meta.json") or not name.endswith(SUFFIXES):
-                continue
-            path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                (agents if is_agent_file(path) else files).append(path)
+    _scan(root, os.path.abspath(root), exclude, files, agents)
     return files, agents
 
 
-def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), since: datetime | None = None) -> Discovery:
+def _scan(folder: str, absolute: str, exclude: set[str], files: list[tuple[str, str]], agents: list[str]) -> None:
+    """One folder of ``_walk``: its ``subagents`` folder's agent files, its own files, then its sub-folders.
+
+    ``os.scandir`` gives each entry's type without a system call (except for symlinks, whose target's type
+    costs one ``stat``, as in ``os.walk``): a folder of a thousand transcripts costs one directory read.
+    """
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=_name)
+    except OSError:
+        return
+    folders: list[str] = []
+    inner: list[str] = []
+    own: list[str] = []
+    prefix = os.path.join(absolute, "")  # prefix + name == os.path.join(absolute, name)
+    for entry in entries:
+        name = entry.name
+        try:
+            is_dir = entry.is_dir()  # follows a symlink, as os.walk does
+        except OSError:
+            is_dir = False
+        try:
+            link = entry.is_symlink()
+        except OSError:
+            link = False
+        if is_dir:
+            if link:
+                continue
+            if name == "subagents":  # 2.1.x: <project>/<session id>/subagents/agent-*.jsonl
+                inner = _agent_files(entry.path)
+            elif not name.startswith(".") and name not in SIDE_FOLDERS and prefix + name not in exclude:
+                folders.append(name)
+            continue
+        if link or name.endswith(".meta.json") or not name.endswith(SUFFIXES):
+            continue
+        if name.startswith("agent-") and AGENT_FILE.fullmatch(name):
+            own.append(entry.path)
+        else:
+            files.append((entry.path, prefix + name))
+    agents += inner + own
+    for name in folders:
+        _scan(os.path.join(folder, name), prefix + name, exclude, files, agents)
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _agent_files(folder: str) -> list[str]:
+    """The sub-agent files of a ``subagents`` folder, sorted; symlinks not followed."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=_name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        try:
+            link = entry.is_symlink()
+        except OSError:
+            link = False
+        if not link and AGENT_FILE.fullmatch(entry.name):
+            found.append(entry.path)
+    return found
+
+
+def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), since: datetime | None = None,
+             describe: Callable[[str], tuple[str | None, bool]] = describe_agent) -> Discovery:
     """Sessions and skipped files under ``paths`` (files or folders), see the module docstring.
 
     ``exclude``: folders never entered (absolute or relative).  ``since``: aware datetime; files last modified
-    before it are skipped.  A path that does not exist is listed in ``missing``.  Never raises for bad files.
+    before it are skipped.  ``describe``: ``describe_agent`` or a memo of it (``cache.Index.agent``).  A path
+    that does not exist is listed in ``missing``.  Never raises for bad files.
     """
     found = Discovery()
     excluded = {os.path.abspath(p) for p in exclude}
@@ -90,7 +168,7 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
     agents: list[str] = []
     for arg in paths:
         if os.path.isfile(arg) or os.path.islink(arg):
-            files, explicit = [arg], True
+            files, explicit = [(arg, os.path.abspath(arg))], True
         elif os.path.isdir(arg):
             files, more = _walk(arg, excluded)
             agents += more
@@ -98,8 +176,7 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
         else:
             found.missing.append(arg)
             continue
-        for path in files:
-            key = os.path.abspath(path)
+        for path, key in files:
             if key in seen:
                 continue
             seen.add(key)
@@ -109,8 +186,8 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
             if since is not None and not explicit and _modified_before(path, since):
                 found.skipped.append(Skipped(path, f"last modified before --since {since.date().isoformat()}"))
                 continue
-            found.sessions.append(Candidate(path, explicit=explicit))
-    _link_agents(found, agents)
+            found.sessions.append(Candidate(path, explicit=explicit, absolute=key))
+    _link_agents(found, agents, describe)
     return found
 
 
@@ -121,19 +198,19 @@ def _modified_before(path: str, since: datetime) -> bool:
         return False
 
 
-def _link_agents(found: Discovery, agents: list[str]) -> None:
-    by_path = {os.path.abspath(c.path): c for c in found.sessions}
+def _link_agents(found: Discovery, agents: list[str], describe: Callable[[str], tuple[str | None, bool]]) -> None:
+    by_path = {c.absolute: c for c in found.sessions}
     done: set[str] = set()
     for path in agents:
         key = os.path.abspath(path)
         if key in done:
             continue
         done.add(key)
-        info = inspect(path)
-        if info.warmup:
+        parent_path, warmup = describe(path)
+        if warmup:
             found.skipped.append(Skipped(path, "warm-up sub-agent file (not a task)"))
             continue
-        parent = by_path.get(os.path.abspath(info.parent)) if info.parent else None
+        parent = by_path.get(os.path.abspath(parent_path)) if parent_path else None
         if parent is None:
             found.skipped.append(Skipped(path, "sub-agent file whose parent session is not in the archive"))
             continue

@@ -54,25 +54,38 @@ class PlainProgress:
 
 
 class RichProgress:
-    """A rich progress bar (sessions done / to process, elapsed, the last session) on ``stream``."""
+    """A rich progress bar (sessions done / to process, elapsed, the last session) on ``stream``.
+
+    rich is imported by ``start`` and only when there is something to process: a rerun served from the cache
+    prints its one start line without it.
+    """
 
     def __init__(self, stream: IO | None = None) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.console = Console(file=stream or sys.stderr)
-        self.bar = Progress(TextColumn("batch"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("{task.description}"), console=self.console, transient=False)
+        self.stream = stream or sys.stderr
+        self.console = None
+        self.bar = None
         self.task = None
         self.failed = 0
 
     def start(self, total: int, cached: int, jobs: int) -> None:
-        self.console.print(f"batch: {total + cached} transcript(s), {cached} from cache, {total} to process with {jobs} worker(s)",
-                           markup=False, highlight=False)
+        head = f"batch: {total + cached} transcript(s), {cached} from cache, {total} to process with {jobs} worker(s)"
+        if total == 0:
+            self.stream.write(head + "\n")
+            self.stream.flush()
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = Console(file=self.stream)
+        self.bar = Progress(TextColumn("batch"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            TextColumn("{task.description}"), console=self.console, transient=False)
+        self.console.print(head, markup=False, highlight=False)
         self.bar.start()
         self.task = self.bar.add_task("", total=total)
 
     def done(self, record: dict) -> None:
+        if self.bar is None:
+            return
         if record.get("status") in ("failed", "refused"):
             self.failed += 1
             self.bar.console.print(line(record), markup=False, highlight=False)
@@ -80,7 +93,8 @@ class RichProgress:
         self.bar.update(self.task, advance=1, description=f"{label(record)[:40]}{suffix}")
 
     def finish(self) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def make_progress(stream: IO | None = None) -> PlainProgress | RichProgress:

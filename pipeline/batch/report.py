@@ -15,35 +15,61 @@ import orjson
 from pipeline.batch.runner import FAILED, BatchRun
 
 COLUMNS = ("session", "harness", "events", "decisions", "facts", "engine", "tokens", "cost", "seconds", "status", "errors")
-_DROP = ("text", "cacheable")
+_DROP = ("text", "cacheable", "text_digest")
 
 
 def totals(run: BatchRun) -> dict:
     """Counts and sums over ``run.rows`` (status counts, events, decisions, facts, tokens, cost, seconds)."""
-    rows = run.rows
     by_status: dict[str, int] = {}
-    for row in rows:
-        by_status[row["status"]] = by_status.get(row["status"], 0) + 1
-    costs = [r.get("cost") for r in rows if r["status"] == "ok"]
+    cached = failed = events = decisions = facts = tokens = 0
+    costs: list = []
+    seconds: list[float] = []
+    computed: list[float] = []
+    for row in run.rows:  # one pass; the float sums below add in row order, as ``sum`` over the rows would
+        status = row["status"]
+        by_status[status] = by_status.get(status, 0) + 1
+        spent = row.get("seconds") or 0.0
+        seconds.append(spent)
+        if row.get("cached"):
+            cached += 1
+        else:
+            computed.append(spent)
+        if status in FAILED:
+            failed += 1
+        events += row.get("events") or 0
+        tokens += row.get("tokens") or 0
+        if status == "ok":
+            decisions += row.get("decisions") or 0
+            facts += row.get("facts") or 0
+            costs.append(row.get("cost"))
     return {
-        "sessions": len(rows),
+        "sessions": len(run.rows),
         "status": dict(sorted(by_status.items())),
-        "cached": sum(1 for r in rows if r.get("cached")),
-        "failed": sum(1 for r in rows if r["status"] in FAILED),
-        "events": sum(r.get("events") or 0 for r in rows),
-        "decisions": sum(r.get("decisions") or 0 for r in rows if r["status"] == "ok"),
-        "facts": sum(r.get("facts") or 0 for r in rows if r["status"] == "ok"),
-        "tokens": sum(r.get("tokens") or 0 for r in rows),
+        "cached": cached,
+        "failed": failed,
+        "events": events,
+        "decisions": decisions,
+        "facts": facts,
+        "tokens": tokens,
         "cost": None if any(c is None for c in costs) else round(sum(costs), 6),
-        "seconds": round(sum(r.get("seconds") or 0.0 for r in rows), 3),
-        "computed_seconds": round(sum(r.get("seconds") or 0.0 for r in rows if not r.get("cached")), 3),
+        "seconds": round(sum(seconds), 3),
+        "computed_seconds": round(sum(computed), 3),
         "wall_seconds": run.wall_seconds,
         "skipped_files": len(run.skipped),
     }
 
 
-def to_json(run: BatchRun) -> dict:
-    """The JSON report: ``run`` fields, ``sessions`` (rows without the state text), ``skipped``, ``totals``."""
+def _public(row: dict) -> dict:
+    """``row`` without the fields the report leaves out (``_DROP``), keys in the same order."""
+    public = row.copy()
+    for key in _DROP:
+        public.pop(key, None)
+    return public
+
+
+def to_json(run: BatchRun, t: dict | None = None) -> dict:
+    """The JSON report: ``run`` fields, ``sessions`` (rows without the state text), ``skipped``, ``totals``
+    (``t``: ``totals(run)`` when the caller has it)."""
     return {
         "started": run.started,
         "finished": run.finished,
@@ -51,9 +77,9 @@ def to_json(run: BatchRun) -> dict:
         "jobs": run.jobs,
         "out": run.out,
         "interrupted": run.interrupted,
-        "sessions": [{k: v for k, v in row.items() if k not in _DROP} for row in run.rows],
+        "sessions": [_public(row) for row in run.rows],
         "skipped": [{"path": s.path, "reason": s.reason} for s in run.skipped],
-        "totals": totals(run),
+        "totals": t or totals(run),
     }
 
 
@@ -74,27 +100,45 @@ def _status(row: dict) -> str:
     return status
 
 
+def _cells(row: dict) -> list[str]:
+    problems = row.get("errors") or ([n for n in row.get("notes", []) if row["status"] != "ok"])
+    return [
+        row.get("session_id") or Path(row["path"]).name, row.get("harness") or "-", str(row.get("events") or 0),
+        str(row.get("decisions") or 0), str(row.get("facts") or 0), row.get("engine") or "-",
+        str(row.get("tokens") or 0), _cost(row.get("cost")), f"{row.get('seconds') or 0.0:.2f}", _status(row),
+        "; ".join(problems),
+    ]
+
+
+def _total_cells(run: BatchRun, t: dict) -> list[str]:
+    states = ", ".join(f"{k} {v}" for k, v in t["status"].items())
+    return [f"**total** ({t['sessions']} sessions)", "", str(t["events"]), str(t["decisions"]), str(t["facts"]),
+            run.engine, str(t["tokens"]), _cost(t["cost"]), f"{t['seconds']:.2f}",
+            f"{states}; cached {t['cached']}", ""]
+
+
 def table_rows(run: BatchRun, t: dict | None = None) -> list[list[str]]:
     """The markdown table's cells, one list per session plus the totals row (``t``: ``totals(run)``)."""
-    out = []
-    for row in run.rows:
-        problems = row.get("errors") or ([n for n in row.get("notes", []) if row["status"] != "ok"])
-        out.append([
-            row.get("session_id") or Path(row["path"]).name, row.get("harness") or "-", str(row.get("events") or 0),
-            str(row.get("decisions") or 0), str(row.get("facts") or 0), row.get("engine") or "-",
-            str(row.get("tokens") or 0), _cost(row.get("cost")), f"{row.get('seconds') or 0.0:.2f}", _status(row),
-            "; ".join(problems),
-        ])
+    return [*(_cells(row) for row in run.rows), _total_cells(run, t or totals(run))]
+
+
+def _table_line(row: dict) -> str:
+    """``"| " + " | ".join(_cell(c) for c in _cells(row)) + " |"`` in one f-string, with ``_cell`` applied only to
+    the cells that can hold whitespace or a ``|`` (numbers cannot): a thousand rows are a thousand lines."""
+    get = row.get
+    status = row["status"]
+    problems = get("errors") or ([n for n in get("notes", []) if status != "ok"])
+    cost = get("cost")
+    return (f"| {_cell(get('session_id') or Path(row['path']).name)} | {_cell(get('harness') or '-')} "
+            f"| {get('events') or 0} | {get('decisions') or 0} | {get('facts') or 0} | {_cell(get('engine') or '-')} "
+            f"| {get('tokens') or 0} | {'n/a' if cost is None else f'${cost:.4f}'} | {get('seconds') or 0.0:.2f} "
+            f"| {_cell(_status(row))} | {_cell('; '.join(problems))} |")
+
+
+def to_markdown(run: BatchRun, t: dict | None = None) -> str:
+    """The markdown report: a header, the sessions table with totals, the skipped files, each row's notes
+    (``t``: ``totals(run)`` when the caller has it)."""
     t = t or totals(run)
-    states = ", ".join(f"{k} {v}" for k, v in t["status"].items())
-    out.append([f"**total** ({t['sessions']} sessions)", "", str(t["events"]), str(t["decisions"]), str(t["facts"]),
-                run.engine, str(t["tokens"]), _cost(t["cost"]), f"{t['seconds']:.2f}", f"{states}; cached {t['cached']}", ""])
-    return out
-
-
-def to_markdown(run: BatchRun) -> str:
-    """The markdown report: a header, the sessions table with totals, the skipped files, each row's notes."""
-    t = totals(run)
     lines = [
         "# duck-tape batch report",
         "",
@@ -108,7 +152,8 @@ def to_markdown(run: BatchRun) -> str:
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "|".join("---:" if c in ("events", "decisions", "facts", "tokens", "cost", "seconds") else "---" for c in COLUMNS) + "|",
     ]
-    lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in table_rows(run, t)]
+    lines += [_table_line(row) for row in run.rows]
+    lines.append("| " + " | ".join(_cell(c) for c in _total_cells(run, t)) + " |")
     if run.skipped:
         lines += ["", "## Skipped files", ""]
         lines += [f"- `{s.path}`: {s.reason}" for s in run.skipped]
@@ -131,14 +176,15 @@ def report_paths(report: str | None, out: Path) -> tuple[Path, Path]:
     return path, path.with_suffix(".json")
 
 
-def write_reports(run: BatchRun, report: str | None, out: Path) -> tuple[Path, Path]:
+def write_reports(run: BatchRun, report: str | None, out: Path, t: dict | None = None) -> tuple[Path, Path]:
     """Write both reports (temporary file + rename, like the state files: a rerun recreates them from the
-    cache); return their paths.  Raises OSError."""
+    cache); return their paths.  ``t``: ``totals(run)`` when the caller has it.  Raises OSError."""
     from pipeline.batch.cache import replace_quickly
 
     md_path, json_path = report_paths(report, out)
-    data = orjson.dumps(to_json(run), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    for path, blob in ((md_path, to_markdown(run).encode("utf-8")), (json_path, data)):
+    t = t or totals(run)
+    data = orjson.dumps(to_json(run, t), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    for path, blob in ((md_path, to_markdown(run, t).encode("utf-8")), (json_path, data)):
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_quickly(path, blob)
     return md_path, json_path

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from pipeline.batch.discover import AGENT_FILE, is_agent_file  # noqa: F401 (the name rule lives with discovery)
+
 if TYPE_CHECKING:  # discovery (``inspect``) runs without the transcript modules; ``link`` imports them
     from pipeline.transcripts.model import Event, Transcript
 
-AGENT_FILE = re.compile(r"agent-[0-9a-f]{6,32}\.jsonl")
 HEAD_LINES = 20
 WARMUP = "Warmup"
 _WS = re.compile(r"\s+")
@@ -43,11 +44,6 @@ class SubagentFile:
     warmup: bool = False
     agent_type: str | None = None
     description: str | None = None
-
-
-def is_agent_file(path: str) -> bool:
-    """True for a file named like a Claude Code sub-agent transcript (``agent-<hex>.jsonl``)."""
-    return AGENT_FILE.fullmatch(os.path.basename(path)) is not None
 
 
 def _head(path: str) -> list[dict]:

@@ -60,7 +60,6 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     unchanged archive does no work and an interrupted run resumes where it stopped.  A failing session is
     reported and the batch goes on; exit code 6 when any session failed.
     """
-    from pipeline.batch import merge
     from pipeline.batch.progress import make_progress
     from pipeline.batch.report import totals, write_reports
     from pipeline.batch.runner import BatchInterrupted, BatchOptions, BatchPartialFailure, default_jobs, run_batch
@@ -68,16 +67,19 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     from pipeline.errors import InputError
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
-    if merge_into is not None and not merge.available():
-        raise InputError("--merge is not available yet: the CONTEXT.md merge engine (pipeline.context.api) is not "
-                         "part of this build; run without --merge")
+    if merge_into is not None:
+        from pipeline.batch import merge
+
+        if not merge.available():
+            raise InputError("--merge is not available yet: the CONTEXT.md merge engine (pipeline.context.api) is "
+                             "not part of this build; run without --merge")
     config = config_from_flags(engine, model, api_base, max_tokens)
     options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
                            max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
-                           cache_dir=cache_dir)
+                           cache_dir=cache_dir, texts=merge_into is not None)
     run = run_batch(list(paths), options, progress=make_progress(sys.stderr))
-    md_path, json_path = write_reports(run, report, out)
     t = totals(run)
+    md_path, json_path = write_reports(run, report, out, t)
     written = sum(1 for r in run.rows if r.get("output") in ("written", "updated"))
     unchanged = sum(1 for r in run.rows if r.get("output") == "unchanged")
     states = ", ".join(f"{n} {status}" for status, n in t["status"].items())
