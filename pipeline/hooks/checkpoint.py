@@ -9,9 +9,11 @@ marker-only write (or no write at all when even that fails), one line on stderr 
 Secrets are masked with ``<REDACTED>`` (a hook cannot ask) and the count goes to stderr.
 
 Speed (issue 6 budget: 0.15 s wall on a 5 MB transcript, process start included): the fast lane of
-``pipeline.entry`` skips click and nothing imports litellm; redaction is the deep scan every state-file write
-uses (a write must never hold what the write gate would refuse), ~20 ms here.  Importing pydantic and building the state models (~115 ms here) is the largest remaining cost;
-``make bench`` prints the figure.
+``pipeline.entry`` skips click; nothing on this path imports pydantic or litellm (the Agent State models are
+dataclasses); the rules engine compiles only the patterns the transcript reaches (``pipeline.lazyre``).
+Redaction is the deep scan every state-file write uses (a write must never hold what the write gate would
+refuse); its library compiles its rules on a second thread while this one reads and distils
+(``redact.library.warm_up``).  ``make bench`` prints the figure.
 """
 
 from __future__ import annotations
