@@ -44,7 +44,7 @@ def test_rerun_reads_no_record_file_and_no_state_text(archive, tmp_path, monkeyp
     out = tmp_path / "out"
     first = run_batch([str(archive)], BatchOptions(out=out, jobs=1))
     data = index_data(out)
-    assert data["format"] == 1 and len(data["rows"]) == 5  # one record per session, the corrupt one included
+    assert data["format"] == Index.FORMAT == 2 and len(data["rows"]) == 5  # one record per session, the corrupt one included
     assert all("text" not in row for row in data["rows"].values())
     assert {row["session_id"]: len(row["text_digest"]) for row in data["rows"].values() if row["status"] == "ok"} == {
         A: 32, B: 32, C: 32}
@@ -247,3 +247,65 @@ def test_markdown_table_lines_are_the_table_rows():
     expected = ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in table_rows(run, totals(run))]
     start = md.index(expected[0])
     assert md[start:start + len(expected)] == expected
+
+
+def test_agent_memo_is_the_same_from_another_working_directory(tmp_path, monkeypatch):
+    """Review finding: the memo kept a sub-agent's parent as discovery spelled it (relative), so a rerun started
+    elsewhere took the sub-agent for an orphan and rewrote the parent's state file without its answer."""
+    shutil.copytree(ARCHIVE, tmp_path / "archive", ignore=shutil.ignore_patterns("build.py", "README.md", "__pycache__"))
+    (tmp_path / "elsewhere").mkdir()
+    out = tmp_path / "out"
+    monkeypatch.chdir(tmp_path)
+    first = run_batch(["archive"], BatchOptions(out=out, jobs=1))
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    second = run_batch(["../archive"], BatchOptions(out=out, jobs=1))
+    assert [ids(run.rows)[A]["subagents_linked"] for run in (first, second)] == [1, 1]
+    assert ids(second.rows)[A]["cached"] is True
+    assert all(os.path.isabs(entry[5]) for entry in index_data(out)["agents"].values() if entry[5])
+
+
+def test_since_applies_to_sessions_served_from_the_cache(archive, tmp_path):
+    """Review finding: the cache key does not hold --since, so a session cached by a run without it was served
+    as ok by a run with it."""
+    from datetime import datetime, timezone
+
+    for path in archive.rglob("*.json*"):  # files modified now: discovery's mtime shortcut keeps them all
+        os.utime(path)
+    out = tmp_path / "out"
+    run_batch([str(archive)], BatchOptions(out=out, jobs=1))
+    since = datetime(2026, 2, 10, tzinfo=timezone.utc)  # between the two weather sessions (02-03 and 02-17)
+    fresh = ids(run_batch([str(archive)], BatchOptions(out=tmp_path / "fresh", jobs=1, since=since)).rows)
+    cached = ids(run_batch([str(archive)], BatchOptions(out=out, jobs=1, since=since)).rows)
+    assert fresh[A]["status"] == cached[A]["status"] == "ok"
+    early = [sid for sid, row in fresh.items() if row["status"] == "skipped"]
+    assert early and [cached[sid]["status"] for sid in early] == ["skipped"] * len(early)
+    assert all(cached[sid]["cached"] for sid in early)
+    assert any("before --since 2026-02-10T00:00:00Z" in note for sid in early for note in cached[sid]["notes"])
+
+
+@pytest.mark.parametrize("damage", ["digest", "row"])
+def test_a_damaged_index_entry_is_a_miss_not_a_crash(archive, tmp_path, damage):
+    out = tmp_path / "out"
+    first = ids(run_batch([str(archive)], BatchOptions(out=out, jobs=1)).rows)
+    data = index_data(out)
+    if damage == "digest":
+        for entry in data["files"].values():
+            entry[5] = None
+    else:
+        for row in data["rows"].values():
+            del row["status"]
+    (out / ".cache" / "index.json").write_text(json.dumps(data))
+    again = ids(run_batch([str(archive)], BatchOptions(out=out, jobs=1)).rows)
+    assert {sid: r["status"] for sid, r in again.items()} == {sid: r["status"] for sid, r in first.items()}
+
+
+def test_the_memo_forgets_files_gone_from_the_archive(archive, tmp_path):
+    out = tmp_path / "out"
+    run_batch([str(archive)], BatchOptions(out=out, jobs=1))
+    gone = archive / "copilot" / "session-state" / C / "events.jsonl"
+    assert str(gone.resolve()) in index_data(out)["files"]
+    gone.unlink()
+    run_batch([str(archive)], BatchOptions(out=out, jobs=1))
+    files = index_data(out)["files"]
+    assert str(gone.resolve()) not in files
+    assert str(next(archive.rglob(f"{A}.jsonl")).resolve()) in files

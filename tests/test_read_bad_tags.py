@@ -73,3 +73,14 @@ def test_opencode_message_role_and_part_type_unhashable(tmp_path, tag):
     t = read_transcript(str(path), warn=False)
     assert t.meta.format == "opencode-export"
     assert [e.text for e in t.events] == [e.text for e in original.events]
+
+
+@pytest.mark.parametrize("tag", BAD_TAGS, ids=["list", "object"])
+def test_unhashable_type_in_the_lines_that_decide_the_format(tmp_path, tag):
+    """Review finding: format detection still tested such a tag against a set (TypeError before the reader ran)."""
+    source = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(orjson.dumps({"type": tag}) + b"\n" + source.read_bytes())
+    t = read_transcript(str(path), warn=False)
+    assert t.meta.format == "claude-code-jsonl"
+    assert len(t.events) == len(read_transcript(str(source), warn=False).events)

@@ -15,7 +15,7 @@ recomputed next time.  A file that does not parse is a miss.
 
 * ``<cache dir>/<key[:2]>/<key>.json``: the record of one session (``Cache``), written as soon as it finishes;
 * ``<cache dir>/index.json`` (``Index``): written at the end of a run (also an interrupted one), when something
-  changed.  It holds (1) the memo of file digests: per absolute path, the file's stat stamp (size, mtime and
+  changed.  It holds (1) the memo of file digests: per absolute path of a file the run looked at, the file's stat stamp (size, mtime and
   ctime in ns, inode, device) and its BLAKE2b digest, so an unchanged file is only stat'ed, never read; (2) the
   same memo of what discovery reads in a Claude Code sub-agent file (its parent session, warm-up or not); and
   (3) the records of the sessions of the last run, by key, without their state text (``text_digest`` in its
@@ -79,7 +79,7 @@ class Index:
     """
 
     NAME = "index.json"
-    FORMAT = 1
+    FORMAT = 2  # 2: sub-agent parents are absolute paths (1 kept them as discovery spelled them)
     LEGACY = "digests.json"  # the memo before the index (format 0): removed when the index is written
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
@@ -103,18 +103,22 @@ class Index:
         self.rows: dict = rows if isinstance(rows, dict) else {}
         self.kept: dict = {}
         self.changed = False
+        self.seen: set[str] = set()  # memo keys (files and sub-agent files) looked up in this run
 
     def known(self, path: str, st: os.stat_result) -> str | None:
         """The memo's digest of the file at absolute ``path`` whose stat is ``st``, or None when it is stale."""
+        self.seen.add(path)
         entry = self.files.get(path)
         if (type(entry) is list and len(entry) == 6 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns
-                and entry[2] == st.st_ctime_ns and entry[3] == st.st_ino and entry[4] == st.st_dev):
+                and entry[2] == st.st_ctime_ns and entry[3] == st.st_ino and entry[4] == st.st_dev
+                and type(entry[5]) is str):
             return entry[5]
         return None
 
     def remember(self, path: str, st: os.stat_result, digest: str) -> None:
         """Memo ``digest`` for the file at absolute ``path`` whose stat is ``st``."""
         self.files[path] = [*_stamp(st), digest]
+        self.seen.add(path)
         self.changed = True
 
     def digest(self, path: str, absolute: str | None = None) -> str:
@@ -138,10 +142,13 @@ class Index:
             stamp = _stamp(os.stat(path))
         except OSError:
             return describe_agent(path)
+        self.seen.add(key)
         entry = self.agents.get(key)
-        if type(entry) is list and len(entry) == 7 and entry[:5] == stamp:
+        if type(entry) is list and len(entry) == 7 and entry[:5] == stamp and (entry[5] is None or type(entry[5]) is str):
             return entry[5], bool(entry[6])
         parent, warmup = describe_agent(path)
+        # absolute: the memo must mean the same file when the next run starts in another directory
+        parent = os.path.abspath(parent) if parent else None
         self.agents[key] = [*stamp, parent, warmup]
         self.changed = True
         return parent, warmup
@@ -152,9 +159,12 @@ class Index:
         self.remember(key, os.stat(key), digest)
 
     def row(self, key: str) -> dict | None:
-        """The record the last run kept under ``key``, or None."""
+        """The record the last run kept under ``key``, or None (also for an entry without a string ``status`` and
+        ``path``: a damaged index is a miss, never a crash)."""
         found = self.rows.get(key)
-        return found if type(found) is dict else None
+        if type(found) is dict and type(found.get("status")) is str and type(found.get("path")) is str:
+            return found
+        return None
 
     def keep(self, key: str, record: dict) -> None:
         """Keep ``record`` under ``key`` in the next index: as it is when it came from ``row`` (it must not be
@@ -171,10 +181,15 @@ class Index:
         self.kept.pop(key, None)
 
     def save(self) -> None:
-        """Write the index when it changed (temporary file + rename).  Raises OSError."""
+        """Write the index when it changed (temporary file + rename).  The memos keep only the files looked up in
+        this run, so files deleted or left out of the archive drop out (a later run that names them hashes them
+        again).  Raises OSError."""
         same_rows = self.kept.keys() == self.rows.keys() and all(v is self.rows[k] for k, v in self.kept.items())
-        if same_rows and not self.changed:
+        files = {k: v for k, v in self.files.items() if k in self.seen}
+        agents = {k: v for k, v in self.agents.items() if k in self.seen}
+        if same_rows and not self.changed and len(files) == len(self.files) and len(agents) == len(self.agents):
             return
+        self.files, self.agents = files, agents
         self.path.parent.mkdir(parents=True, exist_ok=True)
         replace_quickly(self.path, orjson.dumps({"format": self.FORMAT, "files": self.files, "agents": self.agents,
                                                  "rows": self.kept}))

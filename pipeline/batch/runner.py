@@ -160,7 +160,15 @@ def _plan(discovery: Discovery, options: BatchOptions, cache: Cache, digests: In
             hit = cache.get(key)
         if hit is not None and not (candidate.explicit and hit.get("status") == "ignored"):  # named files must read
             digests.keep(key, hit)
-            run.rows.append(_served(hit, candidate, key))
+            row = _served(hit, candidate, key)
+            if since and row["status"] == "ok":  # the key does not hold --since: apply it to the cached session
+                from pipeline.batch.worker import ended_before
+
+                last = row.get("end") or row.get("start")
+                if ended_before(last, since, candidate.path):
+                    row["status"] = "skipped"
+                    row["notes"].append(f"session ended {last}, before --since {since}")
+            run.rows.append(row)
             continue
         from pipeline.batch.worker import Job
 

@@ -52,6 +52,12 @@ def _moment(iso: str | None, path: str) -> datetime:
         return datetime.now(timezone.utc)
 
 
+def ended_before(last: str | None, since: str | None, path: str) -> bool:
+    """True when a session whose last event is at ``last`` (ISO-8601) ended before ``since`` (ISO-8601 UTC, the
+    ``--since`` option); False when either is None.  An unparsable ``last`` counts as the file's mtime."""
+    return bool(since and last and _moment(last, path) < _moment(since, path))
+
+
 def _line(exc: BaseException) -> str:
     from pipeline.stages.rules.text import one_line
 
@@ -135,7 +141,7 @@ def _run(job: Job, record: dict) -> None:
     if warning:
         record["notes"].append(warning.removeprefix("duck-tape: warning: "))
     last = meta.end_time or meta.start_time
-    if job.since and last and _moment(last, job.path) < _moment(job.since, job.path):
+    if ended_before(last, job.since, job.path):
         record["status"] = "skipped"
         record["notes"].append(f"session ended {last}, before --since {job.since}")
         record["cacheable"] = False

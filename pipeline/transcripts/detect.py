@@ -91,7 +91,7 @@ def _detect_jsonl(path: str) -> str:
                 return "copilot-legacy"
             if kind:
                 return kind
-            if rec.get("type") in CLAUDE_META_TYPES:
+            if type_tag(rec.get("type")) in CLAUDE_META_TYPES:
                 seen_claude_meta = True
     if copilot_legacy_hint:
         return "copilot-legacy"
