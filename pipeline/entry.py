@@ -3,7 +3,7 @@
 Agent harnesses call ``extract-raw`` on every compaction, so its start-up time is part of the user's wait
 (issue 2 budget: 5x faster than the bash+jq extractor, ~80 ms with process start).  Importing click
 costs ~18 ms here, so the plain shapes of the hook commands (``extract-raw PATH [--max-bytes N]``,
-``checkpoint [--transcript PATH] [--dir DIR]``, the pre-compact hook of issue 6; ``restore …``, the
+``checkpoint [--transcript PATH] [--dir DIR] [--max-bytes N]``, the pre-compact hook of issue 6; ``restore …``, the
 post-compaction hook of issue 7) are recognised without it and run the same function the click command runs.
 Anything else (``--help``, a typo, an extra flag) goes to the click CLI in ``pipeline.cli``, which owns parsing,
 help and errors.
@@ -46,9 +46,10 @@ def _fast_extract_raw(args: list[str]) -> int | None:
 
 
 def _fast_checkpoint(args: list[str]) -> int | None:
-    """Run ``checkpoint [--transcript PATH] [--dir DIR]`` (also ``--opt=value``).  A hook must never fail, so any
-    other argument (an unknown flag, a stray word, an option without its value, a repeated option) is ignored
-    with one line on stderr; only ``-h``/``--help`` goes to click."""
+    """Run ``checkpoint [--transcript PATH] [--dir DIR] [--max-bytes N]`` (also ``--opt=value``).  A hook must
+    never fail, so any other argument (an unknown flag, a stray word, an option without its value, a repeated
+    option, a ``--max-bytes`` that is not a positive integer) is ignored with one line on stderr; only
+    ``-h``/``--help`` goes to click."""
     if "-h" in args or "--help" in args:
         return None
     values: dict[str, str] = {}
@@ -57,13 +58,16 @@ def _fast_checkpoint(args: list[str]) -> int | None:
     while rest:
         arg = rest.pop(0)
         name, eq, value = arg.partition("=")
-        if name not in ("--transcript", "--dir") or name in values:
+        if name not in ("--transcript", "--dir", "--max-bytes") or name in values:
             ignored.append(arg)
             continue
         if not eq:
             value = rest.pop(0) if rest and not rest[0].startswith("--") else ""
         if not value:
             ignored.append(f"{name} (no value)")
+            continue
+        if name == "--max-bytes" and not (value.isdigit() and int(value) > 0):
+            ignored.append(f"{name} {value} (not a positive number of bytes)")
             continue
         values[name] = value
     if ignored:
@@ -73,7 +77,8 @@ def _fast_checkpoint(args: list[str]) -> int | None:
             pass
     from pipeline.hooks.checkpoint import hook_main
 
-    return hook_main(values.get("--transcript"), values.get("--dir"))
+    cap = values.get("--max-bytes")
+    return hook_main(values.get("--transcript"), values.get("--dir"), max_bytes=int(cap) if cap else None)
 
 
 def _fast_restore(args: list[str]) -> int | None:

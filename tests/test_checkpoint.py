@@ -348,11 +348,12 @@ def test_fast_lane_leaves_help_to_click(monkeypatch):
 
 @pytest.mark.parametrize(
     ("args", "expected", "warning"),
-    [(["--dir"], (None, None), "--dir (no value)"),
-     (["--dir", "a", "--dir", "b"], (None, "a"), "--dir b"),
-     (["stray"], (None, None), "stray"),
-     (["--transcript="], (None, None), "--transcript (no value)"),
-     (["--dir", "a", "--bogus"], (None, "a"), "--bogus")],
+    [(["--dir"], (None, None, None), "--dir (no value)"),
+     (["--dir", "a", "--dir", "b"], (None, "a", None), "--dir b"),
+     (["stray"], (None, None, None), "stray"),
+     (["--transcript="], (None, None, None), "--transcript (no value)"),
+     (["--dir", "a", "--bogus"], (None, "a", None), "--bogus"),
+     (["--max-bytes", "12k", "--dir", "a"], (None, "a", None), "--max-bytes 12k (not a positive number of bytes)")],
 )
 def test_fast_lane_ignores_odd_arguments_and_still_runs(args, expected, warning, monkeypatch, capsys):
     """Bug: a dangling option ('checkpoint --dir') went to click and exited 2; a hook must never fail."""
@@ -360,7 +361,7 @@ def test_fast_lane_ignores_odd_arguments_and_still_runs(args, expected, warning,
     from pipeline.hooks import checkpoint
 
     seen = []
-    monkeypatch.setattr(checkpoint, "hook_main", lambda t, d: seen.append((t, d)) or 0)
+    monkeypatch.setattr(checkpoint, "hook_main", lambda t, d, max_bytes=None: seen.append((t, d, max_bytes)) or 0)
     assert entry.main(["checkpoint", *args]) == 0
     assert seen == [expected]
     assert f"ignoring unexpected argument(s): {warning}" in capsys.readouterr().err
@@ -371,10 +372,11 @@ def test_fast_lane_shapes(monkeypatch):
     from pipeline.hooks import checkpoint
 
     seen = []
-    monkeypatch.setattr(checkpoint, "hook_main", lambda t, d: seen.append((t, d)) or 0)
+    monkeypatch.setattr(checkpoint, "hook_main", lambda t, d, max_bytes=None: seen.append((t, d, max_bytes)) or 0)
     assert entry.main(["checkpoint"]) == 0
     assert entry.main(["checkpoint", "--dir=/s", "--transcript", "/t.jsonl"]) == 0
-    assert seen == [(None, None), ("/t.jsonl", "/s")]
+    assert entry.main(["checkpoint", "--max-bytes", "9000000", "--dir", "/s"]) == 0
+    assert seen == [(None, None, None), ("/t.jsonl", "/s", None), (None, "/s", 9000000)]
 
 
 def test_closed_output_streams_do_not_fail_the_hook(tmp_path):
@@ -403,3 +405,18 @@ def test_checkpoint_masks_what_only_the_scanner_library_knows(tmp_path):
     text = (store / name).read_text()
     assert token not in text and "<REDACTED>" in text
     assert "masked" in err
+
+
+def test_max_bytes_raises_the_cap_the_size_error_points_to(tmp_path):
+    """New-user finding: the over-the-cap message says "raise it with --max-bytes", which checkpoint ignored."""
+    payload = json.dumps({"transcript_path": str(CC)})
+    small = {"DUCK_TAPE_MAX_TRANSCRIPT_BYTES": "1000"}
+    refused = run_process(["checkpoint", "--dir", str(tmp_path / "a")], payload, tmp_path, small)
+    assert refused.returncode == 0 and autos(tmp_path / "a") == []
+    assert "over the cap of 1000 bytes (raise it with --max-bytes" in refused.stderr
+    raised = run_process(["checkpoint", "--dir", str(tmp_path / "b"), "--max-bytes", str(CC.stat().st_size)], payload,
+                         tmp_path, small)
+    assert raised.returncode == 0 and raised.stderr == "" and len(autos(tmp_path / "b")) == 1
+    bad = run_process(["checkpoint", "--dir", str(tmp_path / "c"), "--max-bytes=-5"], payload, tmp_path)
+    assert bad.returncode == 0 and len(autos(tmp_path / "c")) == 1  # the default cap applies
+    assert "ignoring unexpected argument(s): --max-bytes -5 (not a positive number of bytes)" in bad.stderr

@@ -16,8 +16,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True
               help="Transcript to checkpoint (default: the path in the hook's JSON on stdin).")
 @click.option("--dir", "directory", default=None, metavar="DIR",
               help="State store to write into (default: .duck-tape in the current directory).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Transcript size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB); a bigger "
+                   "transcript gives a marker-only write.")
 @click.pass_context
-def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None) -> None:
+def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None, max_bytes: int | None) -> None:
     """Pre-compact hook: write DIR/<stamp>-auto.state.md and the marker DIR/.last-compact.
 
     Reads the hook's JSON on stdin (Claude Code transcript_path and session_id, Copilot CLI transcriptPath,
@@ -30,7 +33,7 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 
     if ctx.args:
         click.echo(f"{PREFIX} ignoring unexpected argument(s): {' '.join(ctx.args)}", err=True)
-    hook_main(transcript, directory)
+    hook_main(transcript, directory, max_bytes=max_bytes)
 
 
 @click.command("init", context_settings={"help_option_names": ["-h", "--help"]})

@@ -147,10 +147,12 @@ def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, tran
 
 
 def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None = None,
-                   now: datetime | None = None) -> CheckpointResult:
+                   now: datetime | None = None, max_bytes: int | None = None) -> CheckpointResult:
     """Write the auto state file (when possible), rotate, and write the marker.  Never raises ``Exception``.
 
-    ``store`` is the ``.duck-tape`` directory; ``now`` (UTC) sets the stamp, ``Created:`` and the marker time.
+    ``store`` is the ``.duck-tape`` directory; ``now`` (UTC) sets the stamp, ``Created:`` and the marker time;
+    ``max_bytes``: the transcript size cap in bytes (``--max-bytes``; default ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``,
+    else ``HOOK_MAX_BYTES``).
     """
     from pipeline.errors import InputError, StateFileExists
 
@@ -162,7 +164,8 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     text = stamp = None
     if path:
         try:
-            text, stamp, notes = auto_state_text(path, now=moment, max_bytes=_max_bytes(result.messages), trigger=hook.trigger)
+            text, stamp, notes = auto_state_text(path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages),
+                                                  trigger=hook.trigger)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
@@ -199,9 +202,10 @@ def _newest_state(store: Path) -> str | None:
     return states[-1].path.name if states else None
 
 
-def hook_main(transcript: str | None = None, directory: str | None = None, *, stdin: IO | None = None,
-              stdout: IO | None = None, stderr: IO | None = None) -> int:
+def hook_main(transcript: str | None = None, directory: str | None = None, *, max_bytes: int | None = None,
+              stdin: IO | None = None, stdout: IO | None = None, stderr: IO | None = None) -> int:
     """Run the checkpoint as a hook process: read the payload from ``stdin``, write, report; always 0.
+    ``max_bytes``: the transcript size cap (``--max-bytes``), see ``run_checkpoint``.
 
     stdout gets one line naming what was written; stderr one line per problem.
     """
@@ -210,7 +214,7 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, st
     try:
         hook = parse_payload(read_stdin(stdin))
         store = Path(directory) if directory else Path(DEFAULT_STORE)
-        result = run_checkpoint(hook, store=store, transcript_flag=transcript)
+        result = run_checkpoint(hook, store=store, transcript_flag=transcript, max_bytes=max_bytes)
         for line in result.messages:
             err.write(line + "\n")
         if result.written and result.state_path is not None:
