@@ -130,9 +130,12 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--reconcile", is_flag=True,
               help="Then compare the state with the workspace, read-only: commits since it was written, Remaining "
                    "items that look done, files that no longer exist.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Size cap in bytes for the marker's transcript when a recovery is needed (default: "
+                   "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
-           reconcile: bool,
+           reconcile: bool, max_bytes: int | None,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Resume after a compaction (DESIGN.md "Resume").
 
@@ -157,7 +160,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
         config = config_from_flags(engine, model, api_base, max_tokens)
-        result = run_recovery(found.recover_from, max_bytes=max_bytes_from_env(RECOVER_MAX_BYTES),
+        result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
                               mask=mask or dry_run, config=config)
         for line in result.notes:
             _err(line)

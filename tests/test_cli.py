@@ -401,7 +401,10 @@ def test_resume_honours_the_transcript_size_cap(capsys, tmp_path, monkeypatch):
     write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
     monkeypatch.setenv("DUCK_TAPE_MAX_TRANSCRIPT_BYTES", "100")
     code, _, err = run(capsys, "resume", "--dir", str(store), "--dry-run")
-    assert code == 2 and "over the cap of 100 bytes" in err
+    assert code == 2 and "over the cap of 100 bytes (raise it with --max-bytes" in err
+    # the flag the message names raises the cap (new-user finding: resume had no --max-bytes)
+    code, out, _ = run(capsys, "resume", "--dir", str(store), "--dry-run", "--max-bytes", str(CC.stat().st_size))
+    assert code == 0 and "## Decision Log" in out
 
 
 def test_a_fifo_marker_is_refused_not_read(capsys, tmp_path):
