@@ -44,10 +44,11 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
               help="Claude Code: write the shared .claude/settings.json instead of the personal "
                    ".claude/settings.local.json.  (Copilot and opencode files always live in the project.)")
 @click.option("--root", type=click.Path(file_okay=False, path_type=str), default=".", show_default=True,
-              help="Project folder to install into.")
+              help="Project folder to install into (must exist; it is not created).")
 @click.option("--command", "hook_command", default="duck-tape", show_default=True, metavar="CMD",
               help="How the hook calls duck-tape, as shell words (e.g. an absolute path when duck-tape is not on "
-                   "the hook's PATH; quote a path with spaces).")
+                   "the hook's PATH).  The path of an existing file is taken whole, spaces and all; otherwise "
+                   "quote a path with spaces.")
 @click.option("--restore", is_flag=True,
               help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
                    "--format claude-code`, which feeds the state back into the context right after a compaction.")
@@ -60,14 +61,15 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
     `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
     Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
-    changes is backed up first (<file>.<UTC time>.bak).
+    changes is backed up first (<file>.<UTC time>.bak).  Exit 2 for a --command the shell cannot split (an
+    unbalanced quote) and for a --root that does not exist.
     """
-    import shutil
     from pathlib import Path
 
-    from pipeline.hooks.install import apply_plan, plan_install
+    from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command, plan_install
 
-    plan = plan_install(harness, Path(root), project=project, command=hook_command, restore=restore)
+    command = parse_hook_command(hook_command, Path(root))
+    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore)
     click.echo(f"# {plan.path}")
     click.echo(plan.snippet, nl=not plan.snippet.endswith("\n"))
     if not plan.changed:
@@ -75,9 +77,8 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
         return
     diff = plan.diff()
     click.echo(diff, nl=not diff.endswith("\n"))
-    if shutil.which(hook_command.split()[0]) is None:
-        click.echo(f"note: {hook_command!r} is not on PATH here; pass --command with the full path to duck-tape "
-                   "if the harness will not find it either", err=True)
+    for note in command_notes(command, Path(root), harness):
+        click.echo(f"note: {note}", err=True)
     if not write:
         click.echo(f"Not written (dry run): pass --write to install into {plan.path}.")
         return

@@ -23,13 +23,24 @@ Merging keeps every other key and hook of an existing file; a duck-tape hook alr
 its command (``… duck-tape checkpoint …``, ``… duck-tape restore …``), left alone when identical (nothing to
 write) and updated in place otherwise (its group and matcher kept).  Planning is pure (``plan_install`` reads the
 current file only); writing (``apply_plan``) backs the old file up first and writes atomically.
+
+``--command`` is read as POSIX shell words (``parse_hook_command``): a value the shell cannot split (an unbalanced
+quote), an empty one, one of several lines or one whose ``#`` would comment out the rest of the hook line is refused
+(InputError, exit 2); a value that is itself the path of an existing file (``/opt/x dir/duck-tape``) is one word,
+quoted for the shell.  Each harness gets the words the way it runs them: Claude Code's ``command`` and Copilot's
+``bash`` are shell lines (the text as given, or the quoted path); Copilot's ``powershell`` is the same line when
+no quoting was used, else rebuilt from the words in PowerShell's quoting (``& 'C:\\x dir\\duck-tape.exe' checkpoint``);
+opencode's plugin gets the word list (Bun's ``$`` escapes each word: no shell expansion, see
+``pipeline.hooks.opencode_plugin``).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
+import shlex
 import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -73,31 +84,158 @@ class InstallPlan:
         return "".join(difflib.unified_diff(old, new, fromfile=before, tofile=str(self.path)))
 
 
-def claude_command(command: str = "duck-tape") -> str:
-    """The Claude Code hook command: the store pinned to the project root (``$CLAUDE_PROJECT_DIR``, ``.`` if unset)."""
-    return f'{command} checkpoint --dir "${{CLAUDE_PROJECT_DIR:-.}}/.duck-tape"'
+def _starts_comment(text: str) -> bool:
+    """True when ``text`` has a ``#`` at the start of an unquoted word: sh ignores the rest of the line from there
+    (POSIX "Token Recognition"; a ``#`` inside a word, ``a#b``, is not a comment)."""
+    quote, escaped, boundary = "", False, True
+    for c in text:
+        if escaped:
+            escaped = False
+        elif quote:
+            escaped = c == "\\" and quote == '"'
+            quote = "" if c == quote else quote
+        elif c == "\\":
+            escaped = True
+        elif c in "'\"":
+            quote = c
+        elif c.isspace():
+            boundary = True
+            continue
+        elif c == "#" and boundary:
+            return True
+        boundary = False
+    return False
 
 
-def claude_group(command: str = "duck-tape") -> dict:
+_POWERSHELL_BARE = re.compile(r"[\w./:\\=+-]+")
+"""A word PowerShell passes to a program as it is, unquoted."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookCommand:
+    """How a hook calls duck-tape: ``shell`` is the POSIX shell text (Claude Code ``command``, Copilot ``bash``),
+    ``argv`` the same as words (opencode's plugin, Copilot ``powershell``); ``quoted`` True when ``shell`` has
+    quotes or backslashes, so a PowerShell line must be rebuilt from ``argv``."""
+
+    shell: str
+    argv: tuple[str, ...]
+    quoted: bool = False
+
+    @classmethod
+    def from_words(cls, text: str) -> HookCommand:
+        """Read ``text`` as shell words (no file system look-up).  Raises InputError, naming ``--command``, for text
+        the shell cannot split (unbalanced quote, a trailing backslash), an empty one, one with a line break or NUL,
+        or one whose unquoted ``#`` would turn the rest of the hook line (``checkpoint --dir …``) into a comment."""
+        if any(c in text for c in "\n\r\0"):
+            raise InputError(f"--command {text!r}: expected one line of shell words, not several")
+        try:
+            argv = shlex.split(text)
+        except ValueError as exc:
+            raise InputError(f"--command {text!r}: the shell cannot split it into words ({exc}); expected a "
+                             "command line with balanced quotes, e.g. --command \"'/opt/my tools/duck-tape'\"") from None
+        if not argv:
+            raise InputError("--command is empty: expected the program that runs duck-tape, e.g. --command duck-tape")
+        if _starts_comment(text):
+            raise InputError(f"--command {text!r}: an unquoted # starts a shell comment, which would drop the "
+                             "'checkpoint' after it; quote the word that has the #")
+        return cls(text, tuple(argv), quoted=any(c in text for c in "'\"\\"))
+
+    @property
+    def powershell(self) -> str:
+        """The line for PowerShell: ``shell`` itself when no quoting was used, else the words in PowerShell's
+        single quotes (``'`` doubled), with the call operator ``&`` when the program itself is quoted."""
+        if not self.quoted:
+            return self.shell
+        words = [w if _POWERSHELL_BARE.fullmatch(w) else "'" + re.sub("(['\u2018\u2019\u201a\u201b])", r"\1\1", w) + "'"
+                 for w in self.argv]
+        return ("& " if words[0] != self.argv[0] else "") + " ".join(words)
+
+
+def _is_path(word: str) -> bool:
+    return "/" in word or os.sep in word or bool(os.altsep and os.altsep in word)
+
+
+def _resolve(word: str, root: Path, *, expand: bool = True) -> Path:
+    """``word`` as a path: ``~`` and ``$VAR`` expanded as the shell would (unless not ``expand``), relative to ``root``."""
+    path = Path(os.path.expandvars(os.path.expanduser(word)) if expand else word)
+    return path if path.is_absolute() else root / path
+
+
+def parse_hook_command(value: str, root: Path = Path(".")) -> HookCommand:
+    """Read ``--command``: when the whole ``value`` is the path of an existing file (relative paths from ``root``,
+    the project folder, where the hooks run) it is one word, quoted for the shell (``shlex.quote``: ``/opt/x
+    dir/duck-tape`` → ``'/opt/x dir/duck-tape'``; the value is taken literally, no ``~`` or ``$VAR``, since quoting
+    stops the shell from expanding them); otherwise it is shell words (``HookCommand.from_words``, whose
+    InputError it raises: exit 2)."""
+    if (value.strip() and _is_path(value) and not any(c in value for c in "\n\r\0")
+            and _resolve(value, root, expand=False).is_file()):
+        quoted = shlex.quote(value)
+        return HookCommand(quoted, (value,), quoted=quoted != value)
+    return HookCommand.from_words(value)
+
+
+_NOT_LITERAL = re.compile(r"[$`;&|<>()*?]|^~")
+
+
+def command_notes(command: HookCommand, root: Path, harness: str) -> list[str]:
+    """Warnings (not errors) about ``command`` for the user of ``init``: its program (first word; ``~`` and
+    ``$VAR`` expanded, relative paths from ``root``) does not exist, is not executable, or, for a bare name, is not
+    on this PATH (``shutil.which``); for opencode, words a shell would expand are passed literally."""
+    notes = []
+    program = command.argv[0]
+    if _is_path(program):
+        path = _resolve(program, root)
+        where = "" if _resolve(program, Path()).is_absolute() else f" (from --root {root}, where the hook runs)"
+        if not path.is_file():
+            split = len(command.argv) > 1 and not command.quoted
+            notes.append(f"{program!r} does not exist{where}" + (
+                "; --command is split into shell words: if it is one path with spaces, quote it, e.g. "
+                f"--command \"{shlex.quote(command.shell.strip())}\"" if split else ""))
+        elif not os.access(path, os.X_OK):
+            notes.append(f"{program!r} is not executable{where}; the hook cannot run it")
+    elif shutil.which(program) is None:
+        notes.append(f"{program!r} is not on PATH here; pass --command with the full path to duck-tape if the "
+                     "harness will not find it either")
+    literal = [w for w in command.argv if _NOT_LITERAL.search(w)]
+    if harness == "opencode" and literal:
+        notes.append(f"the opencode plugin runs {command.argv[0]!r} without a shell (each word passed as it is), so "
+                     f"{', '.join(map(repr, literal))} will not be expanded; give the expanded words instead")
+    return notes
+
+
+def _shell(command: str | HookCommand) -> str:
+    return command.shell if isinstance(command, HookCommand) else command
+
+
+def claude_command(command: str | HookCommand = "duck-tape") -> str:
+    """The Claude Code hook command: the store pinned to the project root (``$CLAUDE_PROJECT_DIR``, ``.`` if unset).
+    A ``str`` command is shell text used as it is."""
+    return f'{_shell(command)} checkpoint --dir "${{CLAUDE_PROJECT_DIR:-.}}/.duck-tape"'
+
+
+def claude_group(command: str | HookCommand = "duck-tape") -> dict:
     """One ``PreCompact`` matcher group running the checkpoint."""
     return {"matcher": "", "hooks": [{"type": "command", "command": claude_command(command), "timeout": TIMEOUT_SECONDS}]}
 
 
-def claude_restore_command(command: str = "duck-tape") -> str:
+def claude_restore_command(command: str | HookCommand = "duck-tape") -> str:
     """The Claude Code ``SessionStart`` command: the handoff of the project's store as hook JSON."""
-    return f'{command} restore --dir "${{CLAUDE_PROJECT_DIR:-.}}/.duck-tape" --format claude-code'
+    return f'{_shell(command)} restore --dir "${{CLAUDE_PROJECT_DIR:-.}}/.duck-tape" --format claude-code'
 
 
-def claude_restore_group(command: str = "duck-tape") -> dict:
+def claude_restore_group(command: str | HookCommand = "duck-tape") -> dict:
     """One ``SessionStart`` matcher group (matcher ``compact``: only after a compaction) running the restore."""
     return {"matcher": RESTORE_MATCHER, "hooks": [
         {"type": "command", "command": claude_restore_command(command), "timeout": RESTORE_TIMEOUT_SECONDS}]}
 
 
-def copilot_entry(command: str = "duck-tape") -> dict:
-    """One Copilot CLI ``preCompact`` command hook (bash and PowerShell), run from the repository root."""
-    line = f"{command} checkpoint"
-    return {"type": "command", "bash": line, "powershell": line, "cwd": ".", "timeoutSec": TIMEOUT_SECONDS}
+def copilot_entry(command: str | HookCommand = "duck-tape") -> dict:
+    """One Copilot CLI ``preCompact`` command hook, run from the repository root: ``bash`` the shell text,
+    ``powershell`` the same words in PowerShell's quoting (``HookCommand.powershell``).  A ``str`` command is
+    read as shell words (InputError when it cannot be split)."""
+    hook = command if isinstance(command, HookCommand) else HookCommand.from_words(command)
+    return {"type": "command", "bash": f"{hook.shell} checkpoint", "powershell": f"{hook.powershell} checkpoint",
+            "cwd": ".", "timeoutSec": TIMEOUT_SECONDS}
 
 
 def _dump(obj: object) -> str:
@@ -139,7 +277,8 @@ def _merge_claude_event(hooks: dict, event: str, group: dict, ours: re.Pattern, 
     return True
 
 
-def merge_claude(path: Path, text: str | None, command: str = "duck-tape", *, restore: bool = False) -> str:
+def merge_claude(path: Path, text: str | None, command: str | HookCommand = "duck-tape", *,
+                 restore: bool = False) -> str:
     """The settings text with the checkpoint hook added to ``hooks.PreCompact`` (every other key kept), and with
     ``restore`` the restore hook to ``hooks.SessionStart`` (matcher ``compact``).
 
@@ -157,7 +296,7 @@ def merge_claude(path: Path, text: str | None, command: str = "duck-tape", *, re
     return _dump(data)
 
 
-def merge_copilot(path: Path, text: str | None, command: str = "duck-tape") -> str:
+def merge_copilot(path: Path, text: str | None, command: str | HookCommand = "duck-tape") -> str:
     """The hook file text with the checkpoint in ``hooks.preCompact`` (``version`` 1; other hooks kept)."""
     data = _load(path, text or "")
     data.setdefault("version", 1)
@@ -186,16 +325,23 @@ def target_path(harness: str, root: Path, *, project: bool = False) -> Path:
     raise InputError(f"unknown harness {harness!r}: expected claude-code, copilot or opencode")
 
 
-def plan_install(harness: str, root: Path, *, project: bool = False, command: str = "duck-tape",
+def plan_install(harness: str, root: Path, *, project: bool = False, command: str | HookCommand = "duck-tape",
                  restore: bool = False) -> InstallPlan:
     """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
-    restore hook (Claude Code only).  Raises InputError as ``merge_*``, when the target exists but is not a
-    regular file, or for ``restore`` with another harness."""
+    restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``.  Raises InputError as
+    ``merge_*`` and ``parse_hook_command``, when ``root`` is not an existing directory (init never creates the
+    project folder: a misspelt --root must not become a new folder), when the target exists but is not a regular
+    file, or for ``restore`` with another harness."""
     from pipeline.hooks.opencode_plugin import plugin_source
 
     if restore and harness != "claude-code":
         raise InputError(f"--restore is only for claude-code: {harness} has no post-compaction hook whose output "
                          "is added to the context (Copilot CLI ignores what sessionStart hooks return)")
+    if not root.is_dir():
+        raise InputError(f"--root {root}: {'not a directory' if root.exists() else 'no such directory'} (init installs "
+                         "into an existing project folder and does not create it; check the spelling)")
+    if not isinstance(command, HookCommand):
+        command = parse_hook_command(command, root)
     path = target_path(harness, root, project=project)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
@@ -210,7 +356,7 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
         new = merge_copilot(path, old, command)
         snippet = _dump({"version": 1, "hooks": {"preCompact": [copilot_entry(command)]}})
     else:
-        new = snippet = plugin_source(command)
+        new = snippet = plugin_source(shlex.join(command.argv))  # the words, as plugin_source splits them back
     return InstallPlan(harness, path, old, new, snippet)
 
 
