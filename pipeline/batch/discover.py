@@ -12,7 +12,9 @@ Rules (FORMATS.md §1–3 "Location"):
   (``subagents.inspect``, or the caller's memo of it) when the parent is a candidate; warm-up files and orphans
   are skipped with a reason.
 * ``since``: a file last modified before it cannot hold a session active since then and is skipped without
-  being read (the worker also checks the session's own end time).
+  being read (the worker also checks the session's own end time); ``Discovery.before_since`` counts them, so a
+  run whose every transcript is older than ``--since`` can say so instead of "no transcripts found", and the
+  sub-agent files of such a session are listed with that reason, not as orphans.
 
 What is *in* a file (format, session id, duplicates by content) is decided later, by the runner and worker.
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Callable
 
 AGENT_FILE = re.compile(r"agent-[0-9a-f]{6,32}\.jsonl")
@@ -58,11 +60,13 @@ class Skipped:
 
 @dataclass(slots=True)
 class Discovery:
-    """``sessions`` in discovery order (sorted paths per argument), ``skipped`` files, ``missing`` arguments."""
+    """``sessions`` in discovery order (sorted paths per argument), ``skipped`` files, ``missing`` arguments;
+    ``before_since``: how many transcript files were skipped because they were last modified before ``since``."""
 
     sessions: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    before_since: int = 0
 
 
 def is_agent_file(path: str) -> bool:
@@ -166,6 +170,7 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
     excluded = {os.path.abspath(p) for p in exclude}
     seen: set[str] = set()
     agents: list[str] = []
+    older: set[str] = set()  # absolute paths skipped by --since
     for arg in paths:
         if os.path.isfile(arg) or os.path.islink(arg):
             files, explicit = [(arg, os.path.abspath(arg))], True
@@ -184,11 +189,21 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
                 agents.append(path)
                 continue
             if since is not None and not explicit and _modified_before(path, since):
-                found.skipped.append(Skipped(path, f"last modified before --since {since.date().isoformat()}"))
+                found.skipped.append(Skipped(path, f"last modified before --since {since_text(since)}"))
+                found.before_since += 1
+                older.add(key)
                 continue
             found.sessions.append(Candidate(path, explicit=explicit, absolute=key))
-    _link_agents(found, agents, describe)
+    _link_agents(found, agents, describe, older)
     return found
+
+
+def since_text(since: datetime) -> str:
+    """``--since`` for messages: ``YYYY-MM-DD`` at midnight UTC, else ``YYYY-MM-DDTHH:MM:SSZ``."""
+    moment = since.astimezone(timezone.utc)
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) == (0, 0, 0, 0):
+        return moment.date().isoformat()
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _modified_before(path: str, since: datetime) -> bool:
@@ -198,7 +213,10 @@ def _modified_before(path: str, since: datetime) -> bool:
         return False
 
 
-def _link_agents(found: Discovery, agents: list[str], describe: Callable[[str], tuple[str | None, bool]]) -> None:
+def _link_agents(found: Discovery, agents: list[str], describe: Callable[[str], tuple[str | None, bool]],
+                 older: set[str]) -> None:
+    """Link each sub-agent file to its parent candidate, or list it as skipped (warm-up; parent skipped by
+    ``--since``, whose absolute path is in ``older``; parent not in the archive)."""
     by_path = {c.absolute: c for c in found.sessions}
     done: set[str] = set()
     for path in agents:
@@ -211,6 +229,9 @@ def _link_agents(found: Discovery, agents: list[str], describe: Callable[[str], 
             found.skipped.append(Skipped(path, "warm-up sub-agent file (not a task)"))
             continue
         parent = by_path.get(os.path.abspath(parent_path)) if parent_path else None
+        if parent is None and parent_path and os.path.abspath(parent_path) in older:
+            found.skipped.append(Skipped(path, "sub-agent file of a session last modified before --since"))
+            continue
         if parent is None:
             found.skipped.append(Skipped(path, "sub-agent file whose parent session is not in the archive"))
             continue

@@ -3,12 +3,14 @@ CONTEXT.md with one combined changelog (DESIGN.md "CONTEXT.md (Tier 1)"; issue 6
 
 The merge itself (translate, merge rules, preview, approval, locked write, changelog) is the CONTEXT.md
 engine's, called through ``pipeline.commands.context.run_merge`` (as ``recover --merge`` does); this module
-only checks that the engine is there, orders the sessions and parses their state files.
+only checks that the engine is there, orders the sessions, parses their state files and names them
+(``<session id>.state.md``) for the merge's Notes lines.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 
 API = "pipeline.context.api"
 
@@ -31,6 +33,17 @@ def chronological(rows: list[dict]) -> list[dict]:
 def states(rows: list[dict]) -> list:
     """The ``AgentState`` of every ``ok`` row, in ``chronological`` order.  Raises InputError naming the state
     file that does not parse (it was validated when written, so this means a bug)."""
+    return states_and_names(rows)[0]
+
+
+def states_and_names(rows: list[dict]) -> tuple[list, list[str]]:
+    """(``states(rows)``, the name of each one's state file in ``--out``): the names go to the merge's
+    ``Merged state file <name>`` Notes lines, which would otherwise say ``<stamp>-recovered.state.md``, the name
+    of a ``.duck-tape`` store file, not of the batch's ``<session id>.state.md`` (``outputs.output_name``)."""
+    from pipeline.batch.outputs import output_name
     from pipeline.state.parse import parse
 
-    return [parse(row["text"], path=row.get("output_path") or row["path"]) for row in chronological(rows)]
+    ordered = chronological(rows)
+    found = [parse(row["text"], path=row.get("output_path") or row["path"]) for row in ordered]
+    names = [os.path.basename(row["output_path"]) if row.get("output_path") else output_name(row) for row in ordered]
+    return found, names

@@ -68,8 +68,8 @@ def _public(row: dict) -> dict:
 
 
 def to_json(run: BatchRun, t: dict | None = None) -> dict:
-    """The JSON report: ``run`` fields, ``sessions`` (rows without the state text), ``skipped``, ``totals``
-    (``t``: ``totals(run)`` when the caller has it)."""
+    """The JSON report: ``run`` fields (``idle``: None, or why nothing was processed), ``sessions`` (rows without
+    the state text), ``skipped``, ``totals`` (``t``: ``totals(run)`` when the caller has it)."""
     return {
         "started": run.started,
         "finished": run.finished,
@@ -77,6 +77,7 @@ def to_json(run: BatchRun, t: dict | None = None) -> dict:
         "jobs": run.jobs,
         "out": run.out,
         "interrupted": run.interrupted,
+        "idle": run.idle or None,
         "sessions": [_public(row) for row in run.rows],
         "skipped": [{"path": s.path, "reason": s.reason} for s in run.skipped],
         "totals": t or totals(run),
@@ -114,7 +115,7 @@ def _total_cells(run: BatchRun, t: dict) -> list[str]:
     states = ", ".join(f"{k} {v}" for k, v in t["status"].items())
     return [f"**total** ({t['sessions']} sessions)", "", str(t["events"]), str(t["decisions"]), str(t["facts"]),
             run.engine, str(t["tokens"]), _cost(t["cost"]), f"{t['seconds']:.2f}",
-            f"{states}; cached {t['cached']}", ""]
+            f"{states}; cached {t['cached']}" if states else f"cached {t['cached']}", ""]
 
 
 def table_rows(run: BatchRun, t: dict | None = None) -> list[list[str]]:
@@ -148,6 +149,7 @@ def to_markdown(run: BatchRun, t: dict | None = None) -> str:
         f"{t['sessions']} session(s): {t['cached']} from cache, {t['failed']} failed"
         + (f" (of which {t['status']['refused']} refused by redaction)" if t["status"].get("refused") else "") + "; "
         f"{t['computed_seconds']:.2f} s of processing in this run.",
+        *(("", f"Nothing to do: {run.idle}.") if run.idle else ()),
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "|".join("---:" if c in ("events", "decisions", "facts", "tokens", "cost", "seconds") else "---" for c in COLUMNS) + "|",

@@ -31,7 +31,7 @@ from pipeline.batch.cache import (
     session_key,
     text_digest,
 )
-from pipeline.batch.discover import Discovery, Skipped, discover
+from pipeline.batch.discover import Discovery, Skipped, discover, since_text
 from pipeline.batch.outputs import fill_texts, output_name, write_outputs  # noqa: F401 (output_name re-exported)
 from pipeline.errors import BatchInterrupted, BatchPartialFailure, InputError  # noqa: F401 (the first two re-exported)
 
@@ -69,7 +69,9 @@ class BatchOptions:
 @dataclass(slots=True)
 class BatchRun:
     """The outcome: one ``rows`` record per session (``worker.empty_record`` fields plus ``cached``, ``key``,
-    ``output``, ``output_path``), the discovery's ``skipped`` files, times (UTC ISO, wall seconds)."""
+    ``output``, ``output_path``), the discovery's ``skipped`` files, times (UTC ISO, wall seconds).  ``idle``
+    (added, default ""): why a run found nothing to process although transcripts were there (every one last
+    modified before ``--since``): a run with nothing to do, not an error (DESIGN.md "Exit codes": 0)."""
 
     rows: list[dict] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -80,6 +82,7 @@ class BatchRun:
     finished: str = ""
     wall_seconds: float = 0.0
     interrupted: bool = False
+    idle: str = ""
 
     @property
     def failures(self) -> list[dict]:
@@ -125,12 +128,48 @@ def _executor(options: BatchOptions) -> Executor:
                                initializer=_ignore_sigint)
 
 
+def renames(stored: dict, path: str, subagents: list[str]) -> dict[str, str]:
+    """{path as the ``stored`` record spells it: path as this run spells it} for the transcript and its sub-agent
+    files (a sub-agent file is matched by its file name), leaving out the ones spelled the same.  Records store
+    paths as the run that made them was given them (``fixtures/archive/…`` from one folder, ``/work/…`` from
+    another); so do their errors and notes."""
+    found: dict[str, str] = {}
+    old = stored.get("path")
+    if type(old) is str and old and old != path:
+        found[old] = path
+    olds = stored.get("subagent_files")
+    if subagents and type(olds) is list:
+        by_name = {os.path.basename(p): p for p in subagents}
+        for sub in olds:
+            new = by_name.get(os.path.basename(sub)) if type(sub) is str and sub else None
+            if new is not None and new != sub:
+                found[sub] = new
+    return found
+
+
+def respell(texts: list, names: dict[str, str]) -> list:
+    """``texts`` with every path of ``names`` (``renames``) replaced by its new spelling, where it stands as a
+    whole path: not inside a longer path (``dir/a.jsonl`` in ``/x/dir/a.jsonl``, ``a.json`` in ``a.jsonl`` or
+    ``a.json.bak``).  Items that are not strings are kept as they are."""
+    if not names or not texts:
+        return list(texts)
+    import re
+
+    pattern = re.compile("|".join(rf"(?<![\w./\\-]){re.escape(old)}(?![\w/\\-]|\.\w)"
+                                  for old in sorted(names, key=len, reverse=True)))
+    return [pattern.sub(lambda m: names[m.group(0)], t) if type(t) is str else t for t in texts]
+
+
 def _served(stored: dict, candidate, key: str) -> dict:
     """The row of a cache hit: a copy of the ``stored`` record (its lists too: rows are changed later, the record
-    stays as stored) with this run's path and sub-agent files.  A record from the index has no ``text``:
-    ``write_outputs`` reads it from the record file if the state file must be written."""
+    stays as stored) with this run's path and sub-agent files; its errors and notes name the files as this run
+    found them (``respell``: the record keeps the spelling of the run that made it, also in records of earlier
+    versions).  A record from the index has no ``text``: ``write_outputs`` reads it from the record file if the
+    state file must be written."""
+    names = renames(stored, candidate.path, candidate.subagents)
     return {**stored, "path": candidate.path, "subagent_files": list(candidate.subagents), "cached": True,
-            "key": key, "notes": list(stored.get("notes") or ()), "errors": list(stored.get("errors") or ())}
+            "key": key, "notes": respell(stored.get("notes") or (), names),
+            "errors": respell(stored.get("errors") or (), names)}
 
 
 def _plan(discovery: Discovery, options: BatchOptions, cache: Cache, digests: Index,
@@ -235,7 +274,9 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
               on_result: Callable[[dict], None] | None = None) -> BatchRun:
     """Run the batch over ``paths`` (files or folders).  Returns the ``BatchRun`` (the caller writes the report).
 
-    Raises InputError (exit 2) when a path does not exist or nothing to process was found.  A Ctrl-C
+    Raises InputError (exit 2) when a path does not exist or no transcript was found.  When transcripts were
+    found but every one was last modified before ``--since``, the run comes back empty with ``idle`` saying so
+    (nothing to do is not an error; the index is left as it was).  A Ctrl-C
     (``KeyboardInterrupt``, also one raised by ``on_result``) stops the run: the finished sessions' state files
     are written and the run comes back with ``interrupted`` set (the caller reports, then exits as interrupted).
     """
@@ -248,6 +289,12 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
     if discovery.missing:
         raise InputError(f"no such file or folder: {', '.join(discovery.missing)}")
     run.skipped = list(discovery.skipped)
+    if not discovery.sessions and discovery.before_since:
+        run.idle = (f"{discovery.before_since} transcript file(s) found under {', '.join(paths)}, all last modified "
+                    f"before --since {since_text(options.since)}")
+        run.finished = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        run.wall_seconds = round(time.perf_counter() - started, 3)
+        return run
     if not discovery.sessions:
         raise InputError(f"no transcripts found under {', '.join(paths)} (looked for *.jsonl and *.json files)")
     cache = Cache(cache_dir)

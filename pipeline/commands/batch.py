@@ -2,8 +2,9 @@
 
 Thin: parse flags, resolve the engine configuration, call ``pipeline.batch.runner.run_batch``, write the
 reports, optionally merge into CONTEXT.md (``pipeline.commands.context.run_merge``: diff preview, approval,
-changelog), choose the exit code (0 done; 2 bad usage or no transcripts; 6 some sessions failed; 1
-interrupted; 4 merge not approved; 3 merge refused by redaction).
+changelog), choose the exit code (0 done, or nothing to do because every transcript is older than --since;
+2 bad usage (also an --out, --cache-dir or --report that cannot be written, checked before any work) or no
+transcripts; 6 some sessions failed; 1 interrupted; 4 merge not approved; 3 merge refused by redaction).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     from pipeline.batch.progress import make_progress
     from pipeline.batch.report import totals, write_reports
     from pipeline.batch.runner import BatchInterrupted, BatchOptions, BatchPartialFailure, default_jobs, run_batch
+    from pipeline.batch.targets import check_targets
     from pipeline.engine_options import config_from_flags
     from pipeline.errors import InputError
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
@@ -73,6 +75,7 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
         if not merge.available():
             raise InputError("--merge is not available yet: the CONTEXT.md merge engine (pipeline.context.api) is "
                              "not part of this build; run without --merge")
+    check_targets(out, cache_dir, report)
     config = config_from_flags(engine, model, api_base, max_tokens)
     options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
                            max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
@@ -80,6 +83,12 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     run = run_batch(list(paths), options, progress=make_progress(sys.stderr))
     t = totals(run)
     md_path, json_path = write_reports(run, report, out, t)
+    if run.idle:  # DESIGN.md "Exit codes": 0 done (or nothing to do); the user's --since left nothing
+        click.echo(f"Nothing to do: {run.idle}.")
+        click.echo(f"Report: {md_path} and {json_path}")
+        if merge_into is not None:
+            click.echo(f"Nothing to merge into {merge_into}.")
+        return
     written = sum(1 for r in run.rows if r.get("output") in ("written", "updated"))
     unchanged = sum(1 for r in run.rows if r.get("output") == "unchanged")
     states = ", ".join(f"{n} {status}" for status, n in t["status"].items())
@@ -93,9 +102,9 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     if merge_into is not None:
         from pipeline.commands.context import run_merge
 
-        ordered = merge.states(run.rows)
+        ordered, files = merge.states_and_names(run.rows)
         click.echo(f"Merging {len(ordered)} state file(s) into {merge_into}, oldest session first")
-        run_merge(merge_into, ordered, yes=yes, dry_run=False, mask=mask)
+        run_merge(merge_into, ordered, yes=yes, dry_run=False, mask=mask, names=files)
     if run.failures:
         names = ", ".join(r.get("session_id") or Path(r["path"]).name for r in run.failures[:5])
         more = f" (+{len(run.failures) - 5} more)" if len(run.failures) > 5 else ""

@@ -29,16 +29,17 @@ def _err(line: str) -> None:
     click.echo(line, err=True)
 
 
-def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_run: bool, mask: bool) -> None:
+def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_run: bool, mask: bool,
+              names: list[str | None] | None = None) -> None:
     """Plan, preview (unified diff), approve and write a merge of ``states`` into ``context_path``; print the
-    changelog.  A dry run previews with secrets masked and writes nothing.  Raises what ``plan_merge`` raises,
-    ``ApprovalDeclined`` (exit 4)."""
+    changelog.  A dry run previews with secrets masked and writes nothing.  ``names``: the state files' names
+    for the Notes lines (``plan_merge``).  Raises what ``plan_merge`` raises, ``ApprovalDeclined`` (exit 4)."""
     from pipeline.approval import confirm_write
     from pipeline.context.api import apply_merge, plan_merge
     from pipeline.context.changelog import format_changelog
     from pipeline.context.preview import unified_diff
 
-    outcome = plan_merge(context_path, states, mask=mask or dry_run)
+    outcome = plan_merge(context_path, states, mask=mask or dry_run, names=names)
     for line in outcome.redaction:
         _err(line)
     if outcome.redaction and not mask:

@@ -29,7 +29,8 @@ class MergeOutcome:
     ``before``: the file's text when planned (None when it did not exist: bootstrapped); ``after``: the new text;
     ``changed``: whether ``after`` differs from ``before``.  Added fields (defaults): ``redaction`` holds the
     redaction report lines of secrets masked by ``mask=True`` (print them on stderr); ``states``, ``mask`` and
-    ``today`` are what was planned, kept so ``apply_merge`` can re-plan.
+    ``today`` are what was planned, kept so ``apply_merge`` can re-plan; ``names`` (added, default None): the
+    state files' names given to ``plan_merge``, kept for the same reason.
     """
 
     changelog: list[str]
@@ -40,6 +41,7 @@ class MergeOutcome:
     states: list[AgentState] = field(default_factory=list, repr=False, compare=False)
     mask: bool = field(default=False, repr=False, compare=False)
     today: date | None = field(default=None, repr=False, compare=False)
+    names: list[str | None] | None = field(default=None, repr=False, compare=False)
 
 
 def _utc_today() -> date:
@@ -53,8 +55,11 @@ def missing_sections_message(doc_missing: list[str], hints: list[str]) -> str:
     return message + "".join(f"; {hint}" for hint in hints)
 
 
-def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool, today: date) -> MergeOutcome:
+def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool, today: date,
+         names: list[str | None] | None = None) -> MergeOutcome:
     """Plan merging ``states`` (in order) into the CONTEXT.md text ``before`` (None or blank: bootstrap).
+
+    ``names``: the state files' names, one per state (None: ``<session>.state.md``), for the Notes blocks.
 
     Raises ``InputError`` (exit 2) for a file missing schema sections (named, with hints about look-alike
     headings) or with a duplicated section, ``RedactionRefused`` (exit 3) when the new text holds a potential
@@ -64,6 +69,8 @@ def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool
     from pipeline.context.translate import translate
 
     deltas = [translate(state, masker=masker if mask else None) for state in states]
+    for delta, name in zip(deltas, names or ()):
+        delta.file = name
     day = today.isoformat()
     if before is None or not before.strip():
         doc = skeleton(title_for([delta.repo for delta in deltas]))
@@ -76,21 +83,26 @@ def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool
         changes = apply(doc, deltas, today=day)
     written, masked, report = gate(render(doc), mask_secrets=mask, path=str(path))
     if before is not None and written == before:
-        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today)
-    return MergeOutcome(changelog_lines(changes, masked), before, written, True, report, list(states), mask, today)
+        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today, names)
+    return MergeOutcome(changelog_lines(changes, masked), before, written, True, report, list(states), mask, today,
+                        names)
 
 
-def plan_merge(context_path: Path, states: list[AgentState], *, mask: bool = False, today: date | None = None) -> MergeOutcome:
+def plan_merge(context_path: Path, states: list[AgentState], *, mask: bool = False, today: date | None = None,
+               names: list[str | None] | None = None) -> MergeOutcome:
     """Plan merging ``states`` into the CONTEXT.md at ``context_path``; nothing is written.
 
     Reads the file (a missing one is bootstrapped), translates each state with the rigid map, merges them in the
     order given, and runs the redaction gate.  ``mask``: write ``<REDACTED>`` in place of secrets (the changelog
     then says ``- Redacted: <Section> <N> secret(s)``) instead of refusing.  ``today``: the UTC date for scaffold
-    lines and undated entries (default: now).  Raises ``InputError`` naming missing sections or an unreadable
-    file, ``RedactionRefused`` (see ``plan``).
+    lines and undated entries (default: now).  ``names``: the state files' names, one per state, for the
+    ``Merged state file <name>`` Notes lines (default, or a None item: ``<session>.state.md``, the name in a
+    ``.duck-tape`` store; ``batch`` passes its ``<session id>.state.md``).  Raises ``InputError`` naming missing
+    sections or an unreadable file, ``RedactionRefused`` (see ``plan``).
     """
     path = Path(context_path)
-    return plan(path, read_context(path), list(states), mask=mask, today=today or _utc_today())
+    return plan(path, read_context(path), list(states), mask=mask, today=today or _utc_today(),
+                names=list(names) if names is not None else None)
 
 
 def apply_merge(context_path: Path, outcome: MergeOutcome) -> MergeOutcome:
@@ -107,7 +119,8 @@ def apply_merge(context_path: Path, outcome: MergeOutcome) -> MergeOutcome:
     def replan(current: str | None) -> str | None:
         if not outcome.states:
             raise InputError("changed since the merge was planned and there are no states to plan again with", path=str(path))
-        fresh = plan(path, current, outcome.states, mask=outcome.mask, today=outcome.today or _utc_today())
+        fresh = plan(path, current, outcome.states, mask=outcome.mask, today=outcome.today or _utc_today(),
+                     names=outcome.names)
         outcome.changelog, outcome.before, outcome.after = fresh.changelog, fresh.before, fresh.after
         outcome.changed, outcome.redaction = fresh.changed, fresh.redaction
         return fresh.after if fresh.changed else None

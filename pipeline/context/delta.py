@@ -64,6 +64,8 @@ class ContextDelta(_Model):
     """
 
     session: str | None = None
+    file: str | None = Field(default=None, description="The merged state file's name for the Notes block when it "
+                             "is not '<session>.state.md' (batch names its files '<session id>.state.md').")
     origin: str | None = None
     repo: str | None = None
     stamp: str | None = None

@@ -13,6 +13,7 @@ change and merging the same states again changes nothing.  Per section:
   final punctuation aside) is dropped with the reason ``done in session <label>``.
 * Notes: new blocks only, in timestamp order, never rewritten; every merged state that changed something gets a
   block ``Merged state file <session>.state.md (<repo>@<branch>): <n> added, <n> superseded, <n> dropped.``
+  (``ContextDelta.file`` in place of ``<session>.state.md`` when the caller named the file: batch).
 
 The caller checks that every schema section exists (``ContextDoc.missing``) before ``apply``.
 """
@@ -203,7 +204,8 @@ def _notes(section: Section, folded: Folded, deltas: list[ContextDelta], changes
         if delta.session and delta.stamp:
             mine = [c for c in changes if c.source == source and c.key != SCAFFOLD]
             counts = {kind: sum(1 for c in mine if c.kind == kind) for kind in ("Added", "Superseded", "Dropped")}
-            text = (f"Merged state file {delta.session}.state.md ({delta.origin}): {counts['Added']} added, "
+            name = delta.file or f"{delta.session}.state.md"
+            text = (f"Merged state file {name} ({delta.origin}): {counts['Added']} added, "
                     f"{counts['Superseded']} superseded, {counts['Dropped']} dropped.")
             blocks.append((DeltaNote(stamp=delta.stamp, lines=[text]), source))
     for note, source in blocks:
