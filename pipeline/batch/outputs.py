@@ -21,12 +21,15 @@ from pathlib import Path
 from pipeline.batch.cache import Cache, Index, file_digest, replace_quickly, text_digest
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")  # characters a state file name does not keep
+
+
 def output_name(record: dict) -> str:
     """``<session id>.state.md`` with characters outside ``[A-Za-z0-9._-]`` replaced by ``_``; a session without
     an id is named after its file (``<stem>-<8 hex of its key>``)."""
     sid = record.get("session_id")
     base = sid if sid else f"{Path(record['path']).stem}-{(record.get('key') or '')[:8]}"
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")[:150] or "session"
+    safe = _UNSAFE.sub("_", base).lstrip(".")[:150] or "session"
     return f"{safe}.state.md"
 
 
