@@ -11,6 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from batch_helpers import A, B, C, archive, copy_archive  # noqa: F401 (archive: a fixture)
+from batch_helpers import by_session as ids
 
 from pipeline.batch import cache, subagents
 from pipeline.batch.cache import Cache, Index
@@ -18,22 +20,6 @@ from pipeline.batch.discover import discover
 from pipeline.batch.progress import RichProgress
 from pipeline.batch.runner import BatchOptions, run_batch
 
-ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = ROOT / "fixtures" / "archive"
-A = "53353b45-ab35-4b2f-9b14-a09175b8dd79"
-B = "b7a79a26-41d3-4b65-889f-fe8d3d2873ae"
-C = "9789d0e6-955a-4c09-a65d-5d09b6184de8"
-
-
-@pytest.fixture
-def archive(tmp_path) -> Path:
-    target = tmp_path / "archive"
-    shutil.copytree(ARCHIVE, target, ignore=shutil.ignore_patterns("build.py", "README.md", "__pycache__"))
-    return target
-
-
-def ids(rows: list[dict]) -> dict:
-    return {r.get("session_id") or Path(r["path"]).name: r for r in rows}
 
 
 def index_data(out: Path) -> dict:
@@ -252,7 +238,7 @@ def test_markdown_table_lines_are_the_table_rows():
 def test_agent_memo_is_the_same_from_another_working_directory(tmp_path, monkeypatch):
     """Review finding: the memo kept a sub-agent's parent as discovery spelled it (relative), so a rerun started
     elsewhere took the sub-agent for an orphan and rewrote the parent's state file without its answer."""
-    shutil.copytree(ARCHIVE, tmp_path / "archive", ignore=shutil.ignore_patterns("build.py", "README.md", "__pycache__"))
+    copy_archive(tmp_path / "archive")
     (tmp_path / "elsewhere").mkdir()
     out = tmp_path / "out"
     monkeypatch.chdir(tmp_path)

@@ -9,45 +9,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from batch_helpers import ARCHIVE, A, B, C, D, archive, by_session, run  # noqa: F401 (archive: a fixture)
 
 from pipeline.batch import merge
 from pipeline.batch.progress import PlainProgress
 from pipeline.batch.runner import BatchOptions, run_batch
-from pipeline.cli import main
 from pipeline.stages import distil
 from pipeline.state.parse import parse
 from pipeline.transcripts import read_transcript
 
-ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = ROOT / "fixtures" / "archive"
-A = "53353b45-ab35-4b2f-9b14-a09175b8dd79"
-B = "b7a79a26-41d3-4b65-889f-fe8d3d2873ae"
-C = "9789d0e6-955a-4c09-a65d-5d09b6184de8"
-D = "ses_d0728e6d05ccFcREVkTShczEFb"
 SECRET = "sk-proj-Wd3FAKEr8Tn5Qk2Lp7Vx9Hb4Mz6Jc1Ys0"
 ROOT_CAUSE = ("Root cause: weather/cache.py reads WEATHER_CACHE_TTL once at import time, so the monkeypatch in "
               "test_forecast_cache has no effect and entries expire after the default 300 seconds.")
 
 
-@pytest.fixture
-def archive(tmp_path) -> Path:
-    target = tmp_path / "archive"
-    shutil.copytree(ARCHIVE, target, ignore=shutil.ignore_patterns("build.py", "README.md", "__pycache__"))
-    return target
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def states(out: Path) -> list[str]:
     return sorted(p.name for p in out.glob("*.state.md"))
-
-
-def by_session(rows: list[dict]) -> dict:
-    return {r.get("session_id") or Path(r["path"]).name: r for r in rows}
 
 
 def test_batch_writes_state_files_and_report_and_exits_6(capsys, archive, tmp_path):

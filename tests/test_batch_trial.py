@@ -8,41 +8,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
+from batch_helpers import A, B, C, D, archive, by_session, run  # noqa: F401 (archive: a fixture)
 
 from pipeline.batch.runner import BatchOptions, renames, respell, run_batch
 from pipeline.batch.targets import check_folder, check_report, check_targets
-from pipeline.cli import main
 from pipeline.errors import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = ROOT / "fixtures" / "archive"
-A = "53353b45-ab35-4b2f-9b14-a09175b8dd79"
-B = "b7a79a26-41d3-4b65-889f-fe8d3d2873ae"
-C = "9789d0e6-955a-4c09-a65d-5d09b6184de8"
-D = "ses_d0728e6d05ccFcREVkTShczEFb"
 UPLOAD = "upload-2026-02-28.jsonl"
-
-
-@pytest.fixture
-def archive(tmp_path) -> Path:
-    target = tmp_path / "archive"
-    shutil.copytree(ARCHIVE, target, ignore=shutil.ignore_patterns("build.py", "README.md", "__pycache__"))
-    return target
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def by_session(rows: list[dict]) -> dict:
-    return {r.get("session_id") or Path(r["path"]).name: r for r in rows}
 
 
 # 1. Targets that cannot be written: a usage error before any work.
