@@ -30,16 +30,12 @@ def chronological(rows: list[dict]) -> list[dict]:
     return sorted(ok, key=lambda r: (r.get("end") or r.get("start") or "", r["path"]))
 
 
-def states(rows: list[dict]) -> list:
-    """The ``AgentState`` of every ``ok`` row, in ``chronological`` order.  Raises InputError naming the state
-    file that does not parse (it was validated when written, so this means a bug)."""
-    return states_and_names(rows)[0]
-
-
 def states_and_names(rows: list[dict]) -> tuple[list, list[str]]:
-    """(``states(rows)``, the name of each one's state file in ``--out``): the names go to the merge's
-    ``Merged state file <name>`` Notes lines, which would otherwise say ``<stamp>-recovered.state.md``, the name
-    of a ``.duck-tape`` store file, not of the batch's ``<session id>.state.md`` (``outputs.output_name``)."""
+    """The ``AgentState`` of every ``ok`` row, in ``chronological`` order, and the name of each one's state file in
+    ``--out``: the names go to the merge's ``Merged state file <name>`` Notes lines, which would otherwise say
+    ``<stamp>-recovered.state.md``, the name of a ``.duck-tape`` store file, not of the batch's
+    ``<session id>.state.md`` (``outputs.output_name``).  Raises InputError naming the state file that does not
+    parse (it was validated when written, so this means a bug)."""
     from pipeline.batch.outputs import output_name
     from pipeline.state.parse import parse
 
