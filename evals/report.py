@@ -41,6 +41,22 @@ def table(scores: list[EngineScore]) -> str:
     return "\n".join(rows)
 
 
+def harness_table(scores: list[EngineScore]) -> str:
+    """Recall per harness (rows: engines, columns: harnesses in first-seen order); "" for a single harness."""
+    harnesses = list(dict.fromkeys(c.harness for s in scores for c in s.cases if c.harness))
+    if len(harnesses) < 2:
+        return ""
+    rows = ["| engine | " + " | ".join(harnesses) + " |", "|---|" + "---:|" * len(harnesses)]
+    for s in scores:
+        cells = [s.engine]
+        for h in harnesses:
+            chosen = [r for c in s.cases if c.harness == h for r in c.results if not r.probe.negative]
+            passed = sum(r.passed for r in chosen)
+            cells.append(f"{_f(passed / len(chosen))} ({passed}/{len(chosen)})" if chosen else "–")
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def _entry(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= ENTRY_LIMIT else line[: ENTRY_LIMIT - 1] + "…"
@@ -49,7 +65,8 @@ def _entry(text: str) -> str:
 def _failure(r: ProbeResult) -> list[str]:
     p = r.probe
     terms = ", ".join(f'"{t}"' for t in p.terms)
-    out = [f"- `{r.case}` / `{p.id}` ({p.kind}, {SECTION_TITLES[p.where]}): {terms} — {r.reason}"]
+    where = " or ".join(SECTION_TITLES[w] for w in p.wheres)
+    out = [f"- `{r.case}` / `{p.id}` ({p.kind}, {where}): {terms} — {r.reason}"]
     if p.note:
         out.append(f"  - why: {p.note}")
     shown = [] if p.where == "file" and p.kind != "absent" else r.checked[:SHOWN_ENTRIES]
@@ -80,7 +97,11 @@ def markdown(scores: list[EngineScore], notes: list[str], suites: list[str]) -> 
     """The whole report: suites, skipped engines, the table, then the failing probes."""
     out = [f"Suites: {', '.join(suites)}"]
     out.extend(f"Not run: {n}" for n in notes)
-    out += ["", table(scores), "", "## Failing probes", "", failures(scores)]
+    out += ["", table(scores), ""]
+    per_harness = harness_table(scores)
+    if per_harness:
+        out += ["Recall per harness:", "", per_harness, ""]
+    out += ["## Failing probes", "", failures(scores)]
     return "\n".join(out)
 
 
@@ -104,7 +125,7 @@ def as_json(scores: list[EngineScore], notes: list[str], suites: list[str]) -> d
                 "seconds": s.seconds,
                 "cases": [
                     {
-                        "case": c.case, "error": c.error, "decisions": c.decisions, "grounded": c.grounded,
+                        "case": c.case, "harness": c.harness, "error": c.error, "decisions": c.decisions, "grounded": c.grounded,
                         "state_bytes": c.state_bytes, "state_tokens": c.state_tokens,
                         "transcript_tokens": c.transcript_tokens, "seconds": c.seconds,
                         "probes": [

@@ -46,9 +46,13 @@ def _transcript_tokens(out: EngineOutput | None, path: str) -> int:
 
     transcript = out.transcript if out is not None else None
     if transcript is None:
+        from pipeline.errors import DuckTapeError
         from pipeline.transcripts import read_transcript
 
-        transcript = read_transcript(path, warn=False)
+        try:
+            transcript = read_transcript(path, warn=False)
+        except DuckTapeError:  # every engine failed on it too; the case already carries the error
+            return 0
     return count_tokens("\n".join(ev.text for ev in transcript.events))
 
 
@@ -84,5 +88,6 @@ def run(suites: list[Suite], engines: list[Engine]) -> list[EngineScore]:
                 tokens = _transcript_tokens(next((o for _, o in outputs if o is not None), None), path)
                 for case_score, _ in outputs:
                     case_score.transcript_tokens = tokens
+                    case_score.harness = case.harness
                     scores[case_score.engine].cases.append(case_score)
     return list(scores.values())

@@ -43,8 +43,14 @@ def occurs(term: str, text: str) -> bool:
     return False
 
 
-def _all(terms: list[str], entry: str) -> bool:
-    return all(occurs(t, entry) for t in terms)
+def substring(term: str, text: str) -> bool:
+    """Whether ``term`` is a plain substring of ``text`` after normalizing both (the real-session corpus rule)."""
+    t = norm(term)
+    return bool(t) and t in norm(text)
+
+
+def _all(terms: list[str], entry: str, match=occurs) -> bool:
+    return all(match(t, entry) for t in terms)
 
 
 @dataclass(slots=True)
@@ -80,14 +86,50 @@ def _standing(views: Views, status: str, probe: Probe) -> list[str]:
     return out
 
 
+def _status(d) -> str:
+    """A Decision Log line's effective status: an APPROVED entry marked "(later rejected)" counts as REJECTED."""
+    if d.status == "APPROVED" and "(later rejected)" in d.line.lower():
+        return "REJECTED"
+    return d.status
+
+
+def _entries(views: Views, probe: Probe) -> list[str]:
+    """The entries of every section ``probe`` checks; with ``status``, Decision Log entries of that status only."""
+    out: list[str] = []
+    for where in probe.wheres:
+        if probe.status and where == "decisions":
+            out.extend(d.line for d in views.decisions if _status(d) == probe.status)
+        else:
+            out.extend(views.get(where))
+    return out
+
+
+def _check_absent_status(case: str, probe: Probe, views: Views, match) -> ProbeResult:
+    """Violated when a standing entry of ``probe.status`` names a term in its *what* and none of ``unless``."""
+    hits = [
+        d.line for d in views.decisions
+        if _status(d) == probe.status and any(match(t, d.what) for t in probe.terms)
+        and not any(match(u, d.line) for u in probe.unless)
+    ]
+    reason = "" if not hits else f"found in {len(hits)} entr{'y' if len(hits) == 1 else 'ies'}"
+    return ProbeResult(case, probe, not hits, hits or [d.line for d in views.decisions], reason)
+
+
 def check(case: str, probe: Probe, views: Views) -> ProbeResult:
     """Check ``probe`` against the ``views`` of one state file."""
+    match = substring if probe.matching == "substring" else occurs
+    if probe.kind == "absent_status":
+        return _check_absent_status(case, probe, views, match)
     where = probe.where
-    entries = views.get(where)
-    if where in ("approved", "rejected"):
+    if probe.sections is None and probe.status is None and where in ("approved", "rejected"):
+        entries = views.get(where)
         hits = _standing(views, where.upper(), probe)
     else:
-        hits = [e for e in entries if _all(probe.terms, e)]
+        entries = _entries(views, probe)
+        if probe.kind == "absent" and probe.any_term:
+            hits = [e for e in entries if any(match(t, e) for t in probe.terms)]
+        else:
+            hits = [e for e in entries if _all(probe.terms, e, match)]
     if probe.kind == "absent":
         passed = not hits
         reason = "" if passed else f"found in {len(hits)} entr{'y' if len(hits) == 1 else 'ies'}"
@@ -106,6 +148,7 @@ class CaseScore:
     case: str
     engine: str
     results: list[ProbeResult]
+    harness: str = ""
     decisions: int = 0
     grounded: int = 0
     state_bytes: int = 0

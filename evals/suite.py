@@ -36,21 +36,21 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Kind = Literal[
     "workflow", "current", "done", "remaining", "approved", "rejected", "fact", "constraint", "subagent",
-    "rederivation", "absent", "keep",
+    "rederivation", "absent", "absent_status", "keep",
 ]
 Section = Literal[
     "workflow", "current", "done", "remaining", "decisions", "approved", "rejected", "facts", "rederivation", "file",
 ]
-Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
+Harness = Literal["claude-code", "copilot", "opencode", "codex", "gemini", "generic"]
 
 POSITIVE_KINDS: tuple[str, ...] = (
     "workflow", "current", "done", "remaining", "approved", "rejected", "fact", "constraint", "subagent", "rederivation",
 )
-NEGATIVE_KINDS: tuple[str, ...] = ("absent", "keep")
+NEGATIVE_KINDS: tuple[str, ...] = ("absent", "absent_status", "keep")
 DEFAULT_SECTION: dict[str, str] = {
     "workflow": "workflow", "current": "current", "done": "done", "remaining": "remaining", "approved": "approved",
     "rejected": "rejected", "fact": "facts", "constraint": "facts", "subagent": "facts",
-    "rederivation": "rederivation", "absent": "file", "keep": "file",
+    "rederivation": "rederivation", "absent": "file", "absent_status": "decisions", "keep": "file",
 }
 #: The state file heading (or Position label) behind each section name, for reports.
 SECTION_TITLES: dict[str, str] = {
@@ -81,6 +81,27 @@ class Probe(_Model):
         default=None, ge=1, description="At most this many entries may hold every term (e.g. 1: a decision counted once)."
     )
     note: str | None = Field(default=None, description="Why the probe is there (shown in failure reports).")
+    sections: list[Section] | None = Field(
+        default=None, min_length=1,
+        description="Check any of these sections (an entry of one of them must hold every term); overrides section.",
+    )
+    status: Literal["APPROVED", "REJECTED"] | None = Field(
+        default=None,
+        description="Decision Log entries count only with this status (an APPROVED entry marked '(later rejected)' "
+        "counts as REJECTED); entries of the other sections listed count as they are. Without it the approved / "
+        "rejected views apply 'the final state wins'.",
+    )
+    unless: list[str] = Field(
+        default_factory=list, description="absent_status: an entry that holds one of these words is no violation.",
+    )
+    any_term: bool = Field(
+        default=False, description="absent: violated when ANY term occurs in an entry (default: all terms in one).",
+    )
+    matching: Literal["word", "substring"] = Field(
+        default="word",
+        description="'word': a term may not start or end inside a word; 'substring': plain substring (the real-session "
+        "corpus rule).",
+    )
 
     @model_validator(mode="after")
     def _terms_not_blank(self) -> "Probe":
@@ -90,8 +111,15 @@ class Probe(_Model):
 
     @property
     def where(self) -> str:
-        """The section checked: ``section`` or the kind's default."""
+        """The section checked (the first of ``sections`` when several): ``section`` or the kind's default."""
+        if self.sections:
+            return self.sections[0]
         return self.section or DEFAULT_SECTION[self.kind]
+
+    @property
+    def wheres(self) -> list[str]:
+        """Every section checked: ``sections``, else ``[where]``."""
+        return list(self.sections) if self.sections else [self.where]
 
     @property
     def negative(self) -> bool:

@@ -25,8 +25,10 @@ def _default_suite() -> str:
 
 
 @click.command("eval")
-@click.option("--suite", "suites", multiple=True, type=click.Path(dir_okay=False, path_type=str),
-              help="Suite YAML file (repeatable; default: evals/suites/core.yaml).")
+@click.option("--suite", "suites", multiple=True, metavar="FILE|real",
+              help="Suite YAML file, a corpus probes.json, or 'real' for the real-session suite "
+                   "(../shared/corpus/probes.json, or $DUCK_TAPE_CORPUS/probes.json); repeatable; "
+                   "default: evals/suites/core.yaml.")
 @click.option("--engine", default="all", show_default=True, metavar="rules|llm|baseline|all",
               help="Engine to score; 'all' runs every available engine and says why any other was skipped.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -39,20 +41,26 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
                  thresholds_path: str | None) -> None:
     """Score engines on probe facts planted in fixture transcripts.
 
+    '--suite real' scores the real public transcripts of ../shared/corpus on probes people wrote by reading
+    them before any engine ran: the honest number. The core suite (the default) was written alongside the
+    rules engine and guards against regressions.
+
     Each probe names a section of the recovered state file and terms that must all appear there (or, for
     'absent', must not appear; for 'keep', must survive redaction).  Prints the table, then every failing
     probe; exits 1 when an engine misses its thresholds (evals/thresholds.toml).
     """
     import json
 
+    from evals import corpus, report, runner, thresholds
     from evals import engines as registry
-    from evals import report, runner, thresholds
     from evals.suite import load_suite
 
     paths = list(suites) or [_default_suite()]
-    loaded = [load_suite(p) for p in paths]
+    loaded = [corpus.load() if p == corpus.ALIAS else corpus.load(p) if corpus.is_corpus_file(p) else load_suite(p)
+              for p in paths]
     chosen, notes = registry.select(engine)
-    bars = thresholds.load(thresholds_path or thresholds.DEFAULT)
+    names = {s.name for s in loaded}
+    bars = thresholds.load(thresholds_path or thresholds.DEFAULT, suite=names.pop() if len(names) == 1 else None)
     scores = runner.run(loaded, chosen)
     names = [s.name for s in loaded]
     text = report.markdown(scores, notes, names)

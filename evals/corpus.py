@@ -1,0 +1,123 @@
+"""The real-session suite: ``../shared/corpus/probes.json`` read as an eval ``Suite`` (issue 12).
+
+The corpus (``../shared/corpus/README.md``) holds real public transcripts and, for 11 of them, probe facts that
+people wrote by reading each transcript end to end before any engine ran (``../shared/ANNOTATING.md``).  Its probe
+shape differs from a suite YAML's, so this module translates it, keeping the corpus's scoring rule exactly:
+
+==================================  ======================================================================
+corpus probe                        ``evals.suite.Probe``
+==================================  ======================================================================
+``sections: [...]``                 ``sections`` (any of them; ``Decision Log`` -> ``decisions``,
+                                    ``Position.Current`` -> ``current``, ``*`` -> ``file`` …)
+``all: [terms]``                    ``terms`` (all in one entry)
+``none: [terms]``                   kind ``absent`` with ``any_term`` (violated if any term occurs)
+``status``                          ``status`` (Decision Log entries of that status; "(later rejected)"
+                                    counts as REJECTED)
+``absent_status`` + ``term``,       kind ``absent_status``: violated when an entry of that status names the
+``unless``                          term before its `` - `` and none of the ``unless`` words
+``keep``                            ``all`` over the whole file
+matching                            case-insensitive, whitespace-normalised **substring**
+==================================  ======================================================================
+
+Where the corpus lives: ``$DUCK_TAPE_CORPUS`` (a folder holding ``probes.json``), else ``../shared/corpus`` beside
+the repository.  Cases are named after the transcript file; transcripts are read in place, never copied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from evals.suite import Case, Probe, Suite
+
+ROOT = Path(__file__).resolve().parent.parent
+#: ``duck-tape eval --suite real`` names this suite.
+ALIAS = "real"
+
+_SECTIONS = {
+    "Approved Workflow": "workflow", "Position.Current": "current", "Position.Done": "done",
+    "Position.Remaining": "remaining", "Decision Log": "decisions", "Established Facts": "facts",
+    "Re-derivation": "rederivation", "*": "file",
+}
+_HARNESSES = ("claude-code", "copilot", "opencode", "codex", "gemini")
+
+
+def default_path() -> Path:
+    """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``../shared/corpus``."""
+    folder = os.environ.get("DUCK_TAPE_CORPUS")
+    return (Path(folder) if folder else ROOT.parent / "shared" / "corpus") / "probes.json"
+
+
+def is_corpus_file(path: str | Path) -> bool:
+    """Whether ``path`` names a corpus probe file (a ``.json`` file) rather than a suite YAML."""
+    return str(path).lower().endswith(".json")
+
+
+def _case_id(name: str) -> str:
+    stem = Path(name).name
+    for ext in (".jsonl", ".json"):
+        if stem.endswith(ext):
+            stem = stem[: -len(ext)]
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "case"
+
+
+def _harness(name: str) -> str:
+    base = name.split("/", 1)[0]
+    return next((h for h in _HARNESSES if base.startswith(h)), "generic")
+
+
+def _probe(raw: dict, where: str) -> Probe:
+    """One corpus probe as a ``Probe``.  Raises ``ValueError`` naming the probe for an unknown section or shape."""
+    pid = raw.get("id") or "?"
+    try:
+        sections = [_SECTIONS[s] for s in raw.get("sections") or ["*"]]
+    except KeyError as exc:
+        raise ValueError(f"{where}: probe {pid!r}: unknown section {exc.args[0]!r} (one of {', '.join(_SECTIONS)})")
+    common = {"id": pid, "sections": sections, "note": raw.get("note"), "matching": "substring"}
+    kind = raw.get("kind")
+    if kind == "absent_status":
+        return Probe(kind="absent_status", terms=[raw["term"]], status=raw["status"], unless=raw.get("unless") or [],
+                     **common)
+    if "none" in raw:
+        return Probe(kind="absent", terms=raw["none"], any_term=True, **common)
+    if "all" not in raw:
+        raise ValueError(f"{where}: probe {pid!r}: expected 'all' or 'none' terms")
+    return Probe(kind=kind, terms=raw["all"], status=raw.get("status"), **common)
+
+
+def load(path: str | Path | None = None) -> Suite:
+    """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``real``.
+
+    Transcript paths are the keys of the file, relative to its folder.  Raises ``pipeline.errors.InputError``
+    (exit 2) naming the file for a missing or unreadable file, bad JSON or a probe of an unknown shape.
+    """
+    from pydantic import ValidationError
+
+    from pipeline.errors import InputError
+
+    p = Path(path) if path is not None else default_path()
+    try:
+        raw = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        hint = "" if path is not None else " (set DUCK_TAPE_CORPUS to the folder holding the corpus's probes.json)"
+        raise InputError(f"cannot read the real-session probes: {exc.strerror or exc}{hint}", path=str(p)) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"bad JSON: {exc.msg}", path=str(p), line=exc.lineno) from exc
+    if not isinstance(raw, dict) or not raw:
+        raise InputError("expected an object {transcript path: [probes]}", path=str(p))
+    folder = p.resolve().parent
+    cases = []
+    try:
+        for name, probes in raw.items():
+            cases.append(Case(
+                id=_case_id(name), harness=_harness(name), transcript=str(folder / name),
+                failure_mode="real public session, probes written blind before any engine ran",
+                probes=[_probe(pr, f"{p}: {name}") for pr in probes],
+            ))
+        return Suite(name=ALIAS, version=1, cases=cases,
+                     description=f"{sum(len(c.probes) for c in cases)} blind-annotated probes on {len(cases)} real "
+                                 f"public transcripts ({p})")
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise InputError(f"invalid real-session probes: {exc}", path=str(p)) from exc
