@@ -266,10 +266,20 @@ def test_jsonl_line_deeper_than_orjson_allows_is_skipped_and_counted(tmp_path, c
     assert f"{path}: skipped 1 record(s) at line(s) 21" in capsys.readouterr().err
 
 
-def test_jsonl_whose_first_line_is_deep_is_refused_not_streamed(tmp_path):
-    """The first line decides the format; one orjson cannot parse sends detection to ijson, now guarded."""
+def test_jsonl_whose_first_line_is_deep_is_read_from_its_second_line(tmp_path):
+    """A first line orjson cannot parse sends detection to ijson (guarded: refused before it is streamed); the
+    head is then tried as JSONL, so the one deep line is skipped, not the session (issue 11, part 5)."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"a":' * DEEP + b"1" + b"}" * DEEP + b"\n" + CC_JSONL.read_bytes())
+    assert detect_format(str(path)) == "claude-code-jsonl"
+    transcript = read_transcript(str(path), warn=False)
+    assert transcript.report.skipped_lines == [1]
+    assert len(transcript.events) == len(read_transcript(str(CC_JSONL), warn=False).events)
+
+
+def test_deep_document_with_nothing_else_is_still_refused(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(b'{"a":' * DEEP + b"1" + b"}" * DEEP + b"\n")
     with pytest.raises(JsonTooDeep):
         detect_format(str(path))
 

@@ -2,7 +2,8 @@
 
 ``read_transcript(path)`` checks the input, detects the format by content and dispatches to the reader
 module of that harness.  Reader modules are imported lazily and each exposes
-``read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript``.
+``read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None) -> Transcript``; ``limit`` is
+the size the check saw, so a transcript that grows while it is read is read only that far.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pipeline.errors import InputError
 from pipeline.transcripts.common import DEFAULT_CAPS, Caps
 from pipeline.transcripts.detect import detect_format
 from pipeline.transcripts.model import ReadReport, Transcript
-from pipeline.transcripts.safety import RECOVER_MAX_BYTES, check_transcript_path
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES, checked_transcript
 
 #: format -> reader module (each has ``read(path, fmt, report, caps)``)
 READERS: dict[str, str] = {
@@ -39,12 +40,12 @@ def read_transcript(
 ) -> Transcript:
     """Read the transcript at ``path`` into a ``Transcript``.
 
-    Raises InputError (exit 2) for a missing file, a symlink, a file outside the trusted root, a file over
-    ``max_bytes`` bytes, or an unknown format (naming the formats it knows).  Bad records are skipped and
+    Raises InputError (exit 2) for a missing file, a symlink, a file that is not a regular file (a FIFO, a
+    device), a file outside the trusted root, a file over ``max_bytes`` bytes, or an unknown format (naming the formats it knows).  Bad records are skipped and
     counted in ``transcript.report``; with ``warn`` one line naming the file and line numbers goes to stderr.
     """
-    resolved = check_transcript_path(path, max_bytes=max_bytes, trusted_root=trusted_root)
-    fmt = detect_format(str(resolved))
+    resolved, size = checked_transcript(path, max_bytes=max_bytes, trusted_root=trusted_root)
+    fmt = detect_format(str(resolved), size)
     module_name = READERS.get(fmt)
     if module_name is None:
         raise InputError(
@@ -54,7 +55,7 @@ def read_transcript(
         )
     reader = importlib.import_module(module_name)
     report = ReadReport()
-    transcript = reader.read(str(path), fmt, report, caps)
+    transcript = reader.read(str(path), fmt, report, caps, size)
     if warn:
         message = report.warning(str(path))
         if message:

@@ -59,7 +59,7 @@ SYNTHETIC_MODEL = "<synthetic>"
 WEAK_BRANCHES = frozenset({"", "HEAD"})
 
 
-def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
     """Read a Claude Code transcript into a ``Transcript`` (harness ``claude-code``).
 
     ``fmt`` is ``claude-code-jsonl`` (one record per line; ``Event.line`` = 1-based line number) or
@@ -72,7 +72,10 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
         raise ValueError(f"claude_code.read cannot read format {fmt!r}")
     meta = TranscriptMeta(harness="claude-code", format=fmt, path=path)
     reader = _Reader(meta, report, caps)
-    records = iter_json_items(path, "item", report) if fmt == "claude-code-json-array" else iter_jsonl(path, report)
+    if fmt == "claude-code-json-array":
+        records = iter_json_items(path, "item", report, limit)
+    else:
+        records = iter_jsonl(path, report, limit)
     for number, record in records:
         reader.feed(number, record)
     return reader.finish()

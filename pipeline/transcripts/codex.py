@@ -257,7 +257,7 @@ class _CodexState:
         self.sink.add("compaction", text=cap(text, self.caps.text, self.report), timestamp=ts, line=line)
 
 
-def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
     """Read a Codex CLI rollout JSONL (``codex-rollout``) into a ``Transcript``.
 
     Streams line by line; bad lines are skipped and counted in ``report``; unknown record / item / event types
@@ -267,7 +267,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     sink = EventSink(TranscriptMeta(harness="codex", format=fmt, path=path), report)
     state = _CodexState(sink, caps, report)
     last_ts: str | None = None
-    for line, rec in iter_jsonl(path, report):
+    for line, rec in iter_jsonl(path, report, limit):
         rtype = type_tag(rec.get("type"))
         payload = rec.get("payload")
         if not isinstance(payload, dict):

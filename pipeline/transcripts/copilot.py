@@ -234,7 +234,7 @@ class _CopilotState:
         self.sink.add("compaction", text=text, timestamp=ts, line=line)
 
 
-def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
     """Read a Copilot CLI session file (``copilot-events`` or ``copilot-legacy``) into a ``Transcript``.
 
     Streams line by line; bad lines are skipped and counted in ``report`` (never raises for content).
@@ -244,7 +244,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     sink = EventSink(TranscriptMeta(harness="copilot", format=fmt, path=path), report)
     state = _CopilotState(sink, caps, report)
     last_ts: str | None = None
-    for line, rec in iter_jsonl(path, report):
+    for line, rec in iter_jsonl(path, report, limit):
         rtype = type_tag(rec.get("type"))
         data = rec.get("data")
         if not isinstance(data, dict):

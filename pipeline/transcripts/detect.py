@@ -1,18 +1,33 @@
 """Transcript format detection by content, never by file name (FORMATS.md "Quick format detection").
 
-Reads at most the first ``HEAD_LINES`` JSONL records (or the first element / top-level keys of a JSON
-document), skipping leading metadata lines (Claude Code ``summary``, ``queue-operation``,
-``file-history-snapshot``, ``permission-mode`` … may come first in real files).
+Reads a bounded head: at most the first ``HEAD_LINES`` JSONL records and ``HEAD_BYTES`` bytes of them (or
+the first elements / top-level keys within the first ``HEAD_BYTES`` of a JSON document), skipping leading
+metadata lines (Claude Code ``summary``, ``queue-operation``, ``file-history-snapshot``, ``permission-mode`` …
+may come first in real files).
+
+One bad line never decides (issue 11, part 5): a UTF-8 BOM is skipped (``source.open_transcript``), lines that
+do not parse (a torn or garbage first line, a bit flip, invalid UTF-8 or numbers out of double range, read as
+the readers read them: ``records.parse_line``) are passed over, and the format comes from the first lines that
+say something.  A file starting with ``{`` or ``[`` that is not a JSON document is tried as JSONL.  A line
+longer than what is left of ``HEAD_BYTES`` is passed over unparsed (``SCAN_BYTES`` at most), so a 50 MB first
+line costs a scan for its end, not a parse.
 """
 
 from __future__ import annotations
 
-import orjson
-
 from pipeline.transcripts.common import type_tag
+from pipeline.transcripts.depth import JsonTooDeep
+from pipeline.transcripts.records import parse_line
+from pipeline.transcripts.source import open_transcript
 
 HEAD_LINES = 60
-HEAD_BYTES = 8 * 1024 * 1024  # read at most this much of a JSONL head to decide
+HEAD_BYTES = 8 * 1024 * 1024  # parse at most this much of a JSONL head (or read of a JSON document) to decide
+SCAN_BYTES = 64 * 1024 * 1024  # pass over at most this much (lines too long to parse) before giving up
+_SKIP_CHUNK = 1024 * 1024
+
+#: Codex rollout record types besides ``session_meta`` (FORMATS.md §4): a rollout whose first line is damaged
+#: is still recognised by the ``{timestamp, type, payload}`` lines that follow.
+CODEX_TYPES = frozenset({"response_item", "event_msg", "turn_context", "compacted"})
 
 #: Formats the read stage knows; ``unknown`` is returned for anything else.
 FORMATS = (
@@ -34,15 +49,19 @@ CLAUDE_META_TYPES = frozenset(
 )
 
 
-def _first_byte(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        while True:
+def _first_byte(path: str, limit: int | None) -> bytes:
+    """The first byte of the file that is not whitespace (after a BOM); b"" when there is none in the head."""
+    scanned = 0
+    with open_transcript(path, limit) as fh:
+        while scanned < SCAN_BYTES:
             chunk = fh.read(4096)
             if not chunk:
                 return b""
+            scanned += len(chunk)
             stripped = chunk.lstrip()
             if stripped:
                 return stripped[:1]
+    return b""
 
 
 def _classify_record(rec: dict) -> str | None:
@@ -57,6 +76,8 @@ def _classify_record(rec: dict) -> str | None:
         return "copilot-events"
     if rtype == "session_meta" and "payload" in rec:
         return "codex-rollout"
+    if rtype in CODEX_TYPES and isinstance(rec.get("payload"), dict) and "timestamp" in rec:
+        return "codex-rollout"
     if "parentUuid" in rec or "isSidechain" in rec or (rtype in ("user", "assistant", "system") and "sessionId" in rec):
         return "claude-code-jsonl"
     if rtype == "system" and rec.get("subtype") == "init" and "session_id" in rec:
@@ -66,21 +87,30 @@ def _classify_record(rec: dict) -> str | None:
     return None
 
 
-def _detect_jsonl(path: str) -> str:
+def _detect_jsonl(path: str, limit: int | None) -> str:
     seen_claude_meta = False
     copilot_legacy_hint = False
-    read = 0
-    with open(path, "rb") as fh:
-        for count, raw in enumerate(fh):
-            if count >= HEAD_LINES or read > HEAD_BYTES:
+    parsed = scanned = lines = 0
+    with open_transcript(path, limit) as fh:
+        while lines < HEAD_LINES and scanned < SCAN_BYTES and parsed < HEAD_BYTES:
+            room = HEAD_BYTES - parsed
+            raw = fh.readline(room)
+            if not raw:
                 break
-            read += len(raw)
-            if not raw.strip():
+            scanned += len(raw)
+            if len(raw) == room and not raw.endswith(b"\n"):  # longer than the parse budget left: pass over it
+                while scanned < SCAN_BYTES:
+                    rest = fh.readline(_SKIP_CHUNK)
+                    scanned += len(rest)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                lines += 1
                 continue
-            try:
-                rec = orjson.loads(raw)
-            except orjson.JSONDecodeError:
+            if raw.isspace():
                 continue
+            lines += 1
+            parsed += len(raw)
+            rec = parse_line(raw)
             if not isinstance(rec, dict):
                 continue
             kind = _classify_record(rec)
@@ -98,12 +128,16 @@ def _detect_jsonl(path: str) -> str:
     return "claude-code-jsonl" if seen_claude_meta else "unknown"
 
 
-def _detect_array(path: str) -> str:
+def _head_limit(limit: int | None) -> int:
+    return HEAD_BYTES if limit is None else min(limit, HEAD_BYTES)
+
+
+def _detect_array(path: str, limit: int | None) -> str:
     import ijson
 
     from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
 
-    with open(path, "rb") as fh:
+    with open_transcript(path, _head_limit(limit)) as fh:
         guarded = GuardedReader(fh, path)  # JsonTooDeep (an InputError) for a head nested too deep for ijson
         try:
             for item in ijson.items(guarded, "item", use_float=True, buf_size=CHUNK_BYTES):
@@ -124,36 +158,50 @@ def _detect_array(path: str) -> str:
     return "unknown"
 
 
-def _detect_object_document(path: str) -> str:
+def _detect_object_document(path: str, limit: int | None) -> str:
     from pipeline.transcripts.records import read_json_object_head
 
     # ask for "info" only: naming "messages" too would make ijson build that whole array in memory
-    head = read_json_object_head(path, ("info",))
-    if "info" in head:
+    head = read_json_object_head(path, ("info",), _head_limit(limit))
+    info = head.get("info")
+    if isinstance(info, dict) and "role" not in info:  # a message's info has a role, a session's has none
         return "opencode-export"
     return "unknown"
 
 
-def detect_format(path: str) -> str:
-    """Return one of ``FORMATS`` or ``"unknown"`` for the file at ``path`` (reads content only).
+def detect_format(path: str, limit: int | None = None) -> str:
+    """Return one of ``FORMATS`` or ``"unknown"`` for the file at ``path`` (reads content only, at most ``limit``
+    bytes of it and a bounded head of those: module docstring).
 
     A file starting with ``[`` is a JSON array (Claude Code dump or opencode messages); a file starting
     with ``{`` is JSONL when its first line is a complete object, else a JSON document (opencode export).
-    Empty and binary files are ``unknown``.
+    Either, when the document does not say, is tried as JSONL (its first line may be the bad one), and so is
+    a file starting with anything else.  Empty and binary files are ``unknown``.  Raises ``NotRegularFile``
+    (an ``InputError``) for a FIFO or device, ``JsonTooDeep`` for a document head nested too deep.
     """
-    first = _first_byte(path)
-    if first == b"[":
-        return _detect_array(path)
-    if first != b"{":
+    first = _first_byte(path, limit)
+    if not first:
         return "unknown"
-    with open(path, "rb") as fh:
-        first_line = fh.readline(HEAD_BYTES)
+    too_deep = None
     try:
-        rec = orjson.loads(first_line)
-    except orjson.JSONDecodeError:
-        rec = None
-    if isinstance(rec, dict):
-        if "info" in rec and "messages" in rec:
-            return "opencode-export"  # a one-line export document
-        return _detect_jsonl(path)
-    return _detect_object_document(path)
+        if first == b"[":
+            fmt = _detect_array(path, limit)
+            if fmt != "unknown":
+                return fmt
+        elif first == b"{":
+            with open_transcript(path, limit) as fh:
+                first_line = fh.readline(HEAD_BYTES)
+            rec = parse_line(first_line) if first_line.endswith(b"\n") or len(first_line) < HEAD_BYTES else None
+            if isinstance(rec, dict):
+                if "info" in rec and "messages" in rec:
+                    return "opencode-export"  # a one-line export document
+                return _detect_jsonl(path, limit)
+            fmt = _detect_object_document(path, limit)
+            if fmt != "unknown":
+                return fmt
+    except JsonTooDeep as exc:  # not a document ijson may read; a JSONL file whose first line is the deep one?
+        too_deep = exc
+    fmt = _detect_jsonl(path, limit)
+    if fmt == "unknown" and too_deep is not None:
+        raise too_deep
+    return fmt

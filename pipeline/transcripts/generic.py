@@ -57,7 +57,7 @@ def _tool_calls(rec: dict, sink: EventSink, caps: Caps, report: ReadReport, ts: 
         )
 
 
-def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
     """Read a ``{"role","content"}`` JSONL file (``generic-jsonl``) into a ``Transcript``.
 
     Blank-content lines give no event; lines with another role are counted in ``report.unknown_types`` as
@@ -66,7 +66,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     """
     sink = EventSink(TranscriptMeta(harness="generic", format=fmt, path=path), report)
     names: dict[str, str] = {}  # tool call id -> tool name
-    for line, rec in iter_jsonl(path, report):
+    for line, rec in iter_jsonl(path, report, limit):
         sink.note_session(rec.get("session_id") or rec.get("sessionId"))
         role = type_tag(rec.get("role"))
         text = text_of(rec.get("content"))

@@ -268,7 +268,7 @@ def _export_meta(meta: TranscriptMeta, info: object) -> None:
         meta.model = _model_of({"model": model})
 
 
-def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
     """Read an opencode session (``opencode-export`` or ``opencode-messages``) into a ``Transcript``.
 
     ``Event.line`` is the 1-based message number.  A document cut short keeps the messages before the cut
@@ -278,11 +278,11 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
     meta = TranscriptMeta(harness="opencode", format=fmt, path=path)
     sink = EventSink(meta, report)
     if fmt == "opencode-export":
-        _export_meta(meta, read_json_object_head(path, ("info",)).get("info"))
+        _export_meta(meta, read_json_object_head(path, ("info",), limit).get("info"))
         prefix = "messages.item"
     else:
         prefix = "item"
     state = _OpencodeState(sink, caps, report)
-    for number, message in iter_json_items(path, prefix, report):
+    for number, message in iter_json_items(path, prefix, report, limit):
         state.message(message, number)
     return sink.finish()

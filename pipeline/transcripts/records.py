@@ -15,29 +15,32 @@ from collections.abc import Iterator
 import orjson
 
 from pipeline.transcripts.model import ReadReport
+from pipeline.transcripts.source import open_transcript
 
 #: Read buffer in bytes.  Transcript lines run to several kB (tool results), and with the default
 #: 8 kB buffer most lines straddle a refill: 64 kB reads a 5 MB JSONL file's lines in ~1.3 ms, not ~3.
 READ_BUFFER = 64 * 1024
 
 
-def iter_jsonl(path: str, report: ReadReport) -> Iterator[tuple[int, dict]]:
+def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)`` for each JSON object line of a JSONL file (line numbers 1-based).
 
     Blank lines are ignored.  A line that is not valid JSON (a torn last line, garbage) or not an object
-    is skipped and its number appended to ``report.skipped_lines``.  A line with invalid UTF-8 bytes is
-    decoded with U+FFFD replacements and kept; its number goes to ``report.repaired_lines``.
-    Reads in binary, so a single multi-megabyte line costs only that line's memory.
+    is skipped and its number appended to ``report.skipped_lines``.  A line orjson refuses but a tolerant
+    parse reads (``repair_line``: invalid UTF-8 bytes replaced by U+FFFD, a byte order mark in front, a number
+    beyond the range of a double) is kept; its number goes to ``report.repaired_lines``.
+    Reads in binary, so a single multi-megabyte line costs only that line's memory; at most ``limit`` bytes
+    (the size seen when the read started, ``source.open_transcript``), after a leading BOM.
     """
     loads = orjson.loads
-    with open(path, "rb", buffering=READ_BUFFER) as fh:
+    with open_transcript(path, limit, buffer_size=READ_BUFFER) as fh:
         for number, raw in enumerate(fh, 1):
             if raw.isspace():  # a line is never b"": at least its b"\n", or the last line's bytes
                 continue
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
-                record = _repair(raw)
+                record = repair_line(raw)
                 if record is None:
                     report.skipped_lines.append(number)
                     continue
@@ -49,28 +52,59 @@ def iter_jsonl(path: str, report: ReadReport) -> Iterator[tuple[int, dict]]:
             yield number, record
 
 
-def _repair(raw: bytes) -> dict | None:
-    """Parse a line whose only fault is invalid UTF-8; None when it is not valid JSON either."""
+def parse_line(raw: bytes) -> object:
+    """The JSON value of one JSONL line, or None when it is not JSON: orjson first, ``repair_line`` when it
+    refuses the line."""
     try:
-        raw.decode("utf-8")
-        return None  # valid UTF-8, so the JSON itself is bad
-    except UnicodeDecodeError:
-        pass
-    try:
-        record = orjson.loads(raw.decode("utf-8", "replace"))
+        return orjson.loads(raw)
     except orjson.JSONDecodeError:
+        return repair_line(raw)
+
+
+#: Longest run of digits read as an ``int`` (CPython refuses longer ones: ``sys.get_int_max_str_digits``).
+_INT_DIGITS = 4300
+
+
+def _number(text: str) -> int | float:
+    if len(text) <= _INT_DIGITS:
+        return int(text)
+    return float(text)  # +-inf: the value cannot be kept, its record can
+
+
+def repair_line(raw: bytes) -> dict | None:
+    """Parse a line orjson refused, when its only faults are ones a reader can live with; else None.
+
+    Tolerated: invalid UTF-8 (decoded with U+FFFD replacements), a UTF-8 byte order mark in front (a file
+    concatenated from two), and numbers out of the range of a double (``1e400``, a 400-digit integer: orjson
+    refuses them, ``json`` reads them as ``inf`` or a Python ``int``).  Only called after orjson failed, so a
+    well-formed line never pays for it.  Nesting beyond ``depth.MAX_DEPTH`` stays refused.
+    """
+    text = raw.decode("utf-8", "replace").lstrip().lstrip("\ufeff")
+    if not text.startswith("{"):
         return None
+    try:
+        record = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in exc.msg:
+            return None  # orjson's nesting limit (also the JSON documents' limit): refused, not repaired
+        import json
+
+        try:
+            record = json.loads(text, parse_int=_number)
+        except (ValueError, RecursionError):
+            return None
     return record if isinstance(record, dict) else None
 
 
-def iter_json_items(path: str, prefix: str, report: ReadReport) -> Iterator[tuple[int, dict]]:
+def iter_json_items(path: str, prefix: str, report: ReadReport, limit: int | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(element_number, object)`` for each object under ``prefix`` of a JSON document (1-based).
 
     ``prefix`` is an ijson prefix: ``"item"`` for a top-level array, ``"messages.item"`` for the
     ``messages`` array of an object.  A document cut short (truncated file) or with invalid bytes stops the
     stream; the element number where it stopped goes to ``report.skipped_lines``.  Non-object elements are
     skipped and counted the same way.  Raises ``JsonTooDeep`` (an ``InputError`` naming the file) for a
-    document nested deeper than ``depth.MAX_DEPTH`` levels, before ijson reads the deep part.
+    document nested deeper than ``depth.MAX_DEPTH`` levels, before ijson reads the deep part.  Reads at most
+    ``limit`` bytes, after a leading BOM (``source.open_transcript``).
     """
     import ijson  # deferred: only JSON-document formats need it
 
@@ -78,7 +112,7 @@ def iter_json_items(path: str, prefix: str, report: ReadReport) -> Iterator[tupl
 
     number = 0
     settle = prefix.count(".") + 1  # nesting at which each yielded element ends
-    with open(path, "rb") as fh:
+    with open_transcript(path, limit) as fh:
         guarded = GuardedReader(fh, path)
         try:
             for number, item in enumerate(ijson.items(guarded, prefix, use_float=True, buf_size=CHUNK_BYTES), 1):
@@ -92,20 +126,20 @@ def iter_json_items(path: str, prefix: str, report: ReadReport) -> Iterator[tupl
             report.skipped_lines.append(number + 1)
 
 
-def read_json_object_head(path: str, keys: tuple[str, ...]) -> dict:
+def read_json_object_head(path: str, keys: tuple[str, ...], limit: int | None = None) -> dict:
     """Return the scalar/object values of the given top-level ``keys`` of a JSON object document.
 
     Streams with ijson and stops before large arrays are built, so reading ``info`` of a huge
     ``opencode export`` costs only that object.  Missing keys are absent from the result; a broken document
     gives what was read before the break.  Raises ``JsonTooDeep`` for a document nested deeper than
-    ``depth.MAX_DEPTH`` levels in the part read.
+    ``depth.MAX_DEPTH`` levels in the part read.  Reads at most ``limit`` bytes, after a leading BOM.
     """
     import ijson
 
     from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
 
     found: dict = {}
-    with open(path, "rb") as fh:
+    with open_transcript(path, limit) as fh:
         guarded = GuardedReader(fh, path)
         try:
             for key, value in ijson.kvitems(guarded, "", use_float=True, buf_size=CHUNK_BYTES):

@@ -11,6 +11,7 @@ from errno import EBADF, ELOOP, ENOENT, ENOTDIR
 from stat import S_ISLNK, S_ISREG
 
 from pipeline.errors import InputError
+from pipeline.transcripts.source import NOT_REGULAR
 
 HOOK_MAX_BYTES = 5 * 1024 * 1024  # 5 MiB, DESIGN.md default for hook paths
 RECOVER_MAX_BYTES = 256 * 1024 * 1024  # explicit recovery: 256 MiB unless raised by flag/env
@@ -58,13 +59,21 @@ def _absolute(normal: str) -> str:
 
 
 def check_transcript_path(path: str | os.PathLike, *, max_bytes: int, trusted_root: str | None = None) -> str:
-    """Return the resolved (absolute, symlink-free) path of a transcript that is safe to read.
+    """Return the resolved (absolute, symlink-free) path of a transcript that is safe to read (see
+    ``checked_transcript``, which also returns the size it saw)."""
+    return checked_transcript(path, max_bytes=max_bytes, trusted_root=trusted_root)[0]
+
+
+def checked_transcript(path: str | os.PathLike, *, max_bytes: int,
+                       trusted_root: str | None = None) -> tuple[str, int]:
+    """Return ``(resolved path, size in bytes)`` of a transcript that is safe to read: the resolved (absolute, symlink-free) path of a transcript that is safe to read.
 
     Raises InputError (exit 2) naming the file when it does not exist, is a symlink (or lies under one
     inside the trusted root), is not a regular file, lies outside ``trusted_root`` (default: env
     ``DUCK_TAPE_TRUSTED_ROOT``, unset = no restriction), or is larger than ``max_bytes`` bytes.  An
     ``lstat`` error other than "no such file" (e.g. permission denied) is raised as the ``OSError``.
-    Plain ``os.path`` on purpose: importing pathlib costs ~4 ms of the hook path's start.
+    The size is what the readers read at most (``source.open_transcript``): a file that grows while it is read
+    cannot pass the cap.  Plain ``os.path`` on purpose: importing pathlib costs ~4 ms of the hook path's start.
     """
     p = _normal(path)
     try:
@@ -80,7 +89,7 @@ def check_transcript_path(path: str | os.PathLike, *, max_bytes: int, trusted_ro
     if st is None:
         raise InputError("no such file", path=p)
     if not S_ISREG(st.st_mode):
-        raise InputError("not a regular file (expected a transcript .jsonl/.json)", path=p)
+        raise InputError(NOT_REGULAR, path=p)
     resolved = os.path.realpath(p)
     root = trusted_root if trusted_root is not None else os.environ.get("DUCK_TAPE_TRUSTED_ROOT") or None
     if root:
@@ -96,5 +105,5 @@ def check_transcript_path(path: str | os.PathLike, *, max_bytes: int, trusted_ro
             "(raise it with --max-bytes or DUCK_TAPE_MAX_TRANSCRIPT_BYTES)",
             path=p,
         )
-    return resolved
+    return resolved, size
 
