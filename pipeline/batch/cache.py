@@ -35,6 +35,7 @@ every file again.
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import os
@@ -55,9 +56,17 @@ _SOURCE_ROOTS = (Path(__file__).resolve().parent.parent, Path(__file__).resolve(
 
 
 def file_digest(path: str) -> str:
-    """BLAKE2b-128 hex digest of the file's bytes (read in 1 MiB chunks).  Raises OSError."""
+    """BLAKE2b-128 hex digest of the file's bytes (read in 1 MiB chunks), up to its size when opened (a file
+    that grows meanwhile is not read forever).  Raises OSError, also for a FIFO or device (never opened for a
+    blocking read)."""
+    from pipeline.transcripts.source import NOT_REGULAR, NotRegularFile, open_transcript
+
     digest = blake2b(digest_size=16)
-    with open(path, "rb") as handle:
+    try:
+        handle = open_transcript(path, follow=True, skip_bom=False)
+    except NotRegularFile:
+        raise OSError(errno.EINVAL, NOT_REGULAR, path) from None
+    with handle:
         while chunk := handle.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

@@ -7,7 +7,10 @@ Rules (FORMATS.md §1–3 "Location"):
   ``session-state/<id>.jsonl``, opencode exports), except ``*.meta.json``; hidden folders (``.git``,
   ``.duck-tape``…), ``node_modules``, ``__pycache__`` and the harnesses' side folders (Claude Code
   ``tool-results``, Copilot ``checkpoints`` and ``rewind-snapshots``) are not entered, symlinks are not
-  followed, and ``exclude`` (the output and cache folders) is skipped.
+  followed, and ``exclude`` (the output and cache folders) is skipped.  Only regular files are candidates: a
+  FIFO, socket or device with a transcript's name is listed as skipped without being opened (``open()`` on a
+  FIFO blocks until a writer comes: a batch over a folder holding one hung); one named on the command line is
+  in ``Discovery.not_regular`` (the run refuses it, exit 2, saying so).
 * Claude Code sub-agent files (``agent-<hex>.jsonl``) are not sessions: each is linked to its parent session
   (``subagents.inspect``, or the caller's memo of it) when the parent is a candidate; warm-up files and orphans
   are skipped with a reason.
@@ -60,12 +63,14 @@ class Skipped:
 
 @dataclass(slots=True)
 class Discovery:
-    """``sessions`` in discovery order (sorted paths per argument), ``skipped`` files, ``missing`` arguments;
-    ``before_since``: how many transcript files were skipped because they were last modified before ``since``."""
+    """``sessions`` in discovery order (sorted paths per argument), ``skipped`` files, ``missing`` arguments,
+    ``not_regular`` arguments (FIFO, socket, device); ``before_since``: how many transcript files were skipped
+    because they were last modified before ``since``."""
 
     sessions: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    not_regular: list[str] = field(default_factory=list)
     before_since: int = 0
 
 
@@ -83,16 +88,22 @@ def describe_agent(path: str) -> tuple[str | None, bool]:
     return info.parent, info.warmup
 
 
-def _walk(root: str, exclude: set[str]) -> tuple[list[tuple[str, str]], list[str]]:
-    """(files with a transcript suffix as (path, absolute path), sub-agent files) under ``root``, in the order of
-    a sorted top-down walk; symlinks not followed.  Unreadable folders are passed over."""
+NOT_REGULAR = "not a regular file (a FIFO, socket or device); not read"
+
+
+def _walk(root: str, exclude: set[str]) -> tuple[list[tuple[str, str]], list[str], list[Skipped]]:
+    """(files with a transcript suffix as (path, absolute path), sub-agent files, non-regular files with a
+    transcript suffix) under ``root``, in the order of a sorted top-down walk; symlinks not followed.
+    Unreadable folders are passed over."""
     files: list[tuple[str, str]] = []
     agents: list[str] = []
-    _scan(root, os.path.abspath(root), exclude, files, agents)
-    return files, agents
+    odd: list[Skipped] = []
+    _scan(root, os.path.abspath(root), exclude, files, agents, odd)
+    return files, agents, odd
 
 
-def _scan(folder: str, absolute: str, exclude: set[str], files: list[tuple[str, str]], agents: list[str]) -> None:
+def _scan(folder: str, absolute: str, exclude: set[str], files: list[tuple[str, str]], agents: list[str],
+          odd: list[Skipped]) -> None:
     """One folder of ``_walk``: its ``subagents`` folder's agent files, its own files, then its sub-folders.
 
     ``os.scandir`` gives each entry's type without a system call (except for symlinks, whose target's type
@@ -127,17 +138,28 @@ def _scan(folder: str, absolute: str, exclude: set[str], files: list[tuple[str, 
             continue
         if link or name.endswith(".meta.json") or not name.endswith(SUFFIXES):
             continue
+        if not _regular(entry):
+            odd.append(Skipped(entry.path, NOT_REGULAR))
+            continue
         if name.startswith("agent-") and AGENT_FILE.fullmatch(name):
             own.append(entry.path)
         else:
             files.append((entry.path, prefix + name))
     agents += inner + own
     for name in folders:
-        _scan(os.path.join(folder, name), prefix + name, exclude, files, agents)
+        _scan(os.path.join(folder, name), prefix + name, exclude, files, agents, odd)
 
 
 def _name(entry: os.DirEntry) -> str:
     return entry.name
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    """True for a regular file (the entry's type comes with the listing; no system call on Linux)."""
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _agent_files(folder: str) -> list[str]:
@@ -153,7 +175,7 @@ def _agent_files(folder: str) -> list[str]:
             link = entry.is_symlink()
         except OSError:
             link = False
-        if not link and AGENT_FILE.fullmatch(entry.name):
+        if not link and AGENT_FILE.fullmatch(entry.name) and _regular(entry):
             found.append(entry.path)
     return found
 
@@ -164,7 +186,8 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
 
     ``exclude``: folders never entered (absolute or relative).  ``since``: aware datetime; files last modified
     before it are skipped.  ``describe``: ``describe_agent`` or a memo of it (``cache.Index.agent``).  A path
-    that does not exist is listed in ``missing``.  Never raises for bad files.
+    that does not exist is listed in ``missing``, one that is neither a folder nor a regular file (nor a
+    symlink) in ``not_regular``.  Never raises for bad files, never opens a non-regular one.
     """
     found = Discovery()
     excluded = {os.path.abspath(p) for p in exclude}
@@ -175,9 +198,13 @@ def discover(paths: list[str], *, exclude: list[str] | tuple[str, ...] = (), sin
         if os.path.isfile(arg) or os.path.islink(arg):
             files, explicit = [(arg, os.path.abspath(arg))], True
         elif os.path.isdir(arg):
-            files, more = _walk(arg, excluded)
+            files, more, odd = _walk(arg, excluded)
             agents += more
+            found.skipped += odd
             explicit = False
+        elif os.path.exists(arg):
+            found.not_regular.append(arg)
+            continue
         else:
             found.missing.append(arg)
             continue

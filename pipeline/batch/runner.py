@@ -288,6 +288,8 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
     discovery = discover(paths, exclude=[str(options.out), str(cache_dir)], since=options.since, describe=index.agent)
     if discovery.missing:
         raise InputError(f"no such file or folder: {', '.join(discovery.missing)}")
+    if discovery.not_regular:
+        raise InputError(f"not a regular file (a FIFO, socket or device): {', '.join(discovery.not_regular)}")
     run.skipped = list(discovery.skipped)
     if not discovery.sessions and discovery.before_since:
         run.idle = (f"{discovery.before_since} transcript file(s) found under {', '.join(paths)}, all last modified "

@@ -48,8 +48,11 @@ class SubagentFile:
 
 def _head(path: str) -> list[dict]:
     records: list[dict] = []
+    from pipeline.errors import InputError
+    from pipeline.transcripts.source import open_transcript
+
     try:
-        with open(path, "rb") as handle:
+        with open_transcript(path) as handle:  # a FIFO is refused, never waited on; read up to its size at open
             for n, line in enumerate(handle):
                 if n >= HEAD_LINES:
                     break
@@ -59,17 +62,20 @@ def _head(path: str) -> list[dict]:
                     continue
                 if isinstance(record, dict):
                     records.append(record)
-    except OSError:
+    except (OSError, InputError):
         return []
     return records
 
 
 def _meta(path: str) -> dict:
     meta_path = path[: -len(".jsonl")] + ".meta.json"
+    from pipeline.errors import InputError
+    from pipeline.transcripts.source import open_transcript
+
     try:
-        with open(meta_path, "rb") as handle:
+        with open_transcript(meta_path) as handle:
             data = orjson.loads(handle.read(64 * 1024))
-    except (OSError, orjson.JSONDecodeError):
+    except (OSError, InputError, orjson.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
 
