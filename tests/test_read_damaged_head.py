@@ -99,7 +99,7 @@ def _without_line_1(source: Path) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name, fmt", sorted(JSONL_FIXTURES.items()))
-@pytest.mark.parametrize("damage", ["garbage", "torn", "syntax-flip", "binary"])
+@pytest.mark.parametrize("damage", ["garbage", "torn", "syntax-flip", "binary", "bracket"])
 def test_bad_first_line_is_skipped_not_the_session(tmp_path, name, fmt, damage):
     """Bug: a torn, garbage or bit-flipped first line made the file "unknown transcript format"."""
     source = FIXTURES / name
@@ -110,6 +110,7 @@ def test_bad_first_line_is_skipped_not_the_session(tmp_path, name, fmt, damage):
         "torn": line1[: len(line1) // 2],
         "syntax-flip": line1.replace(b'":', b'";', 1),
         "binary": bytes(range(256)).replace(b"\n", b""),
+        "bracket": b"[",  # found by the fuzz test: ijson yielded line 2 as the first element of an "array"
     }[damage]
     path = write(tmp_path, Path(name).name, first_line_replaced(data, new))
     assert detect_format(str(path)) in ({fmt, "copilot-events"} if fmt == "copilot-legacy" else {fmt})
@@ -130,6 +131,16 @@ def test_invalid_utf8_in_first_line_is_repaired(tmp_path, name, fmt):
     got = read_transcript(str(path), warn=False)
     assert got.report.repaired_lines == [1] and got.report.skipped_lines == []
     assert len(got.events) == len(read_transcript(str(source), warn=False).events)
+
+
+@pytest.mark.parametrize("line1", [b'{"type":"session_meta","payload":[]}', b'{"type":"session.start","data":null,"id":1}'])
+def test_an_envelope_without_an_object_inside_decides_nothing(tmp_path, line1):
+    """Found by the fuzz test: a damaged Codex or Copilot envelope in line 1 (payload/data not an object) made a
+    Claude Code file a Codex rollout or Copilot session."""
+    source = FIXTURES / "claude-code/checkout-rate-limit.jsonl"
+    path = write(tmp_path, "t.jsonl", line1 + b"\n" + source.read_bytes())
+    assert detect_format(str(path)) == "claude-code-jsonl"
+    assert events(path) == events(source)
 
 
 def codex_rollout() -> list[dict]:
@@ -236,3 +247,12 @@ def test_a_scan_budget_bounds_a_line_without_end(tmp_path, monkeypatch):
     source = FIXTURES / "claude-code/checkout-rate-limit.jsonl"
     path = write(tmp_path, "t.jsonl", b'{"a":"' + b"x" * 200_000 + b"\n" + source.read_bytes())
     assert detect_format(str(path)) == "unknown"  # the good lines lie past the scan budget
+
+
+def test_array_whose_first_element_has_a_list_type_tag(tmp_path):
+    """Found by the fuzz test: ``_detect_array`` looked a list type tag up in a set (TypeError, a traceback)."""
+    source = FIXTURES / "claude-code/checkout-rate-limit.json"
+    path = write(tmp_path, "t.json", b'[{"type":["user"]},' + source.read_bytes().lstrip()[1:])
+    assert detect_format(str(path)) == "claude-code-json-array"
+    got = read_transcript(str(path), warn=False)
+    assert [(e.kind, e.text) for e in got.events] == events(source)

@@ -65,16 +65,17 @@ def _first_byte(path: str, limit: int | None) -> bytes:
 
 
 def _classify_record(rec: dict) -> str | None:
-    """Classify one JSONL record; None when it says nothing (metadata line, unknown shape)."""
+    """Classify one JSONL record; None when it says nothing (metadata line, unknown shape, or an envelope whose
+    ``data``/``payload`` is not an object: a damaged line decides nothing)."""
     rtype = type_tag(rec.get("type"))
-    if isinstance(rtype, str) and "data" in rec and "." in rtype and ("id" in rec or "timestamp" in rec):
+    if (isinstance(rtype, str) and "." in rtype and isinstance(rec.get("data"), dict)
+            and ("id" in rec or "timestamp" in rec)):
         if rtype == "session.start":
-            data = rec.get("data") or {}
-            if isinstance(data, dict) and (data.get("copilotVersion") == "unknown" or "context" not in data):
+            data = rec["data"]
+            if data.get("copilotVersion") == "unknown" or "context" not in data:
                 return "copilot-legacy"
-            return "copilot-events"
         return "copilot-events"
-    if rtype == "session_meta" and "payload" in rec:
+    if rtype == "session_meta" and isinstance(rec.get("payload"), dict):
         return "codex-rollout"
     if rtype in CODEX_TYPES and isinstance(rec.get("payload"), dict) and "timestamp" in rec:
         return "codex-rollout"
@@ -140,19 +141,17 @@ def _detect_array(path: str, limit: int | None) -> str:
     with open_transcript(path, _head_limit(limit)) as fh:
         guarded = GuardedReader(fh, path)  # JsonTooDeep (an InputError) for a head nested too deep for ijson
         try:
-            for item in ijson.items(guarded, "item", use_float=True, buf_size=CHUNK_BYTES):
+            # like JSONL lines: the first elements that say something decide, a damaged one is passed over
+            for count, item in enumerate(ijson.items(guarded, "item", use_float=True, buf_size=CHUNK_BYTES)):
                 guarded.settled(1)
+                if count >= HEAD_LINES:
+                    break
                 if not isinstance(item, dict):
-                    return "unknown"
+                    continue
                 if "info" in item and "parts" in item:
                     return "opencode-messages"
                 if "parentUuid" in item or "isSidechain" in item or ("sessionId" in item and "message" in item):
                     return "claude-code-json-array"
-                if item.get("type") in CLAUDE_META_TYPES:
-                    continue
-                if "role" in item and "content" in item:
-                    return "unknown"
-                return "unknown"
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
             return "unknown"
     return "unknown"
@@ -173,34 +172,38 @@ def detect_format(path: str, limit: int | None = None) -> str:
     """Return one of ``FORMATS`` or ``"unknown"`` for the file at ``path`` (reads content only, at most ``limit``
     bytes of it and a bounded head of those: module docstring).
 
-    A file starting with ``[`` is a JSON array (Claude Code dump or opencode messages); a file starting
-    with ``{`` is JSONL when its first line is a complete object, else a JSON document (opencode export).
-    Either, when the document does not say, is tried as JSONL (its first line may be the bad one), and so is
-    a file starting with anything else.  Empty and binary files are ``unknown``.  Raises ``NotRegularFile``
-    (an ``InputError``) for a FIFO or device, ``JsonTooDeep`` for a document head nested too deep.
+    A file starting with ``{`` is JSONL when its first line is a complete object, else a JSON document
+    (opencode export) or, when the document does not say, JSONL whose first line is the bad one.  A file
+    starting with ``[`` is JSONL when its head has object lines (the ``[`` is a bad first line), else a JSON
+    array (Claude Code dump or opencode messages).  A file starting with anything else is tried as JSONL.
+    Empty and binary files are ``unknown``.  Raises ``NotRegularFile`` (an ``InputError``) for a FIFO or
+    device, ``JsonTooDeep`` for a document head nested too deep.
     """
     first = _first_byte(path, limit)
     if not first:
         return "unknown"
+    if first == b"[":
+        # JSONL first: a JSONL file whose first line is a bare "[" would pass for an array whose first element
+        # ijson yields before it meets the missing comma.  A real array (one line, or indented) has no line that
+        # is a JSON object on its own, so this costs it a failed parse of a few head lines.
+        fmt = _detect_jsonl(path, limit)
+        return fmt if fmt != "unknown" else _detect_array(path, limit)
     too_deep = None
-    try:
-        if first == b"[":
-            fmt = _detect_array(path, limit)
-            if fmt != "unknown":
-                return fmt
-        elif first == b"{":
-            with open_transcript(path, limit) as fh:
-                first_line = fh.readline(HEAD_BYTES)
-            rec = parse_line(first_line) if first_line.endswith(b"\n") or len(first_line) < HEAD_BYTES else None
-            if isinstance(rec, dict):
-                if "info" in rec and "messages" in rec:
-                    return "opencode-export"  # a one-line export document
-                return _detect_jsonl(path, limit)
+    if first == b"{":
+        with open_transcript(path, limit) as fh:
+            first_line = fh.readline(HEAD_BYTES)
+        rec = parse_line(first_line) if first_line.endswith(b"\n") or len(first_line) < HEAD_BYTES else None
+        if isinstance(rec, dict):
+            if "info" in rec and "messages" in rec:
+                return "opencode-export"  # a one-line export document
+            return _detect_jsonl(path, limit)
+        try:
             fmt = _detect_object_document(path, limit)
+        except JsonTooDeep as exc:  # not a document ijson may read; a JSONL file whose first line is the deep one?
+            too_deep = exc
+        else:
             if fmt != "unknown":
                 return fmt
-    except JsonTooDeep as exc:  # not a document ijson may read; a JSONL file whose first line is the deep one?
-        too_deep = exc
     fmt = _detect_jsonl(path, limit)
     if fmt == "unknown" and too_deep is not None:
         raise too_deep
