@@ -155,7 +155,7 @@ def _is_short(text: str) -> bool:
     return len(t.split()) <= ANSWER_WORDS
 
 
-def _is_chatter(text: str) -> bool:
+def is_chatter(text: str) -> bool:
     """A greeting, or a single word with no identifier (digit, path, slash command, dotted or dashed name):
     too little to be a task."""
     t = text.strip()
@@ -192,7 +192,7 @@ def tasks(s: Scan) -> list[int]:
         if out and (is_answer(s, i) or is_correction(text)):
             continue
         own = task_text(text)
-        if not own or (out and _is_chatter(own)):
+        if not own or (out and is_chatter(own)):
             continue
         key = one_line(own).lower()
         if key in seen:
