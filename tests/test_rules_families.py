@@ -169,4 +169,5 @@ def test_current_is_not_a_plan_the_user_already_answered():
     b.user("no, keep it single-threaded and batch the queries instead")
     b.edit("/home/dev/shop/export.py")
     b.asst("Batched the queries; the export takes 40 s now.")
-    assert _distil(b).position.current is None
+    # the final message is a completion: Current says so, never the answered plan
+    assert _distil(b).position.current == "Finished: Batched the queries; the export takes 40 s now."

@@ -57,14 +57,15 @@ def test_redirections_each_on_their_own_line_with_timestamp():
     b.asst("Starting with the token bucket.")  # 10:01
     b.user("yes, do that")  # 10:02, not a redirection
     b.user("actually, also cover the /refund endpoint")  # 10:03
-    b.user("how many requests does partner-7 send per second?")  # 10:04, a question
+    b.user("how many requests does partner-7 send per second?")  # 10:04, a question: a task of its own
     b.user("change of plan: instead of 429 return 503 for the refund endpoint")  # 10:05
     b.user("scratch that, keep 429 everywhere")  # 10:06
     assert workflow(b).split("\n") == [
         TASK,
         "Redirected 2026-09-01T10:03:00Z: actually, also cover the /refund endpoint",
+        "Task 2026-09-01T10:04:00Z: how many requests does partner-7 send per second?",
         "Redirected 2026-09-01T10:05:00Z: change of plan: instead of 429 return 503 for the refund endpoint",
-        "Redirected 2026-09-01T10:06:00Z: scratch that, keep 429 everywhere",
+        "Active redirection 2026-09-01T10:06:00Z: scratch that, keep 429 everywhere",
     ]
 
 
@@ -74,7 +75,9 @@ def test_redirection_replayed_after_compaction_appears_once():
     b.user("let's also log every rate-limited request")
     b.compaction("This session is being continued from a previous conversation.")
     b.user("let's also log every rate-limited request")
-    assert workflow(b).split("\n") == [TASK, "Redirected 2026-09-01T10:01:00Z: let's also log every rate-limited request"]
+    assert workflow(b).split("\n") == [
+        TASK, "Active redirection 2026-09-01T10:01:00Z: let's also log every rate-limited request",
+    ]
 
 
 def test_no_prompt_at_all_falls_back_to_the_summary_request():
@@ -91,3 +94,97 @@ def test_nothing_at_all_is_none():
     b = B()
     b.asst("Hello.")
     assert workflow(b) is None
+
+
+# --- issue 12, 2.1 / 2.2: the workflow is the list of tasks; context is not content -------------------------
+
+
+def _lines(b: B) -> list[str]:
+    return workflow(b).split("\n")
+
+
+def test_every_later_request_is_a_task_in_order_and_the_latest_is_active():
+    for first, later in [
+        ("Port the CSV exporter to async.", ["now write the migration guide for the exporter",
+                                            "next: benchmark the exporter against the sync one"]),
+        ("Fix the flaky login test in tests/auth.", ["write a changelog entry for 2.4.1", "/release-notes-draft"]),
+        ("Adicione paginação ao GET /notes.", ["agora escreva os testes de integração", "publique a versão 1.9"]),
+        ("给导出功能加上流式写入", ["然后写迁移文档", "最后发布到测试环境"]),
+    ]:
+        b = B(step=60)
+        b.user(first)
+        b.asst("Done with that part.")
+        for text in later:
+            b.user(text)
+            b.asst("On it.")
+        lines = _lines(b)
+        assert lines[0] == first
+        assert [ln.split(": ", 1)[1] for ln in lines[1:]] == later
+        assert lines[1].startswith("Task ") and lines[-1].startswith("Active task ")
+
+
+def test_short_answers_picks_greetings_and_corrections_are_not_tasks():
+    for reply in ["yes, do that", "both", "2", "the second one", "sim, pode", "好的", "네", "oi", "thanks!",
+                  "no, don't use a fixed window, use the token bucket", "ok. and never push to main",
+                  "não use pandas aqui", "不要改公共接口"]:
+        b = B(step=60)
+        b.user("Add retries to the upload client.")
+        b.asst("Should I use exponential backoff or a fixed delay?")
+        b.user(reply)
+        assert _lines(b) == ["Add retries to the upload client."], reply
+
+
+def test_a_short_directive_after_a_question_is_a_task():
+    for reply in ["fine tune the reflectance", "crie então o programa", "benchmark it"]:
+        b = B(step=60)
+        b.user("Give me an overview of the project.")
+        b.asst("Here is the overview. What would you like to do next?")
+        b.user(reply)
+        assert _lines(b)[-1].endswith(": " + reply), reply
+
+
+def test_custom_slash_commands_are_tasks_but_harness_controls_are_not():
+    b = B(step=60)
+    for text in ["/model", "/ai-commit", "/compact", "/clear", "/write-linear-issue on the remaining work"]:
+        b.user(text)
+        b.asst("ok")
+    assert _lines(b) == ["/ai-commit", "Active task 2026-09-01T10:08:00Z: /write-linear-issue on the remaining work"]
+
+
+def test_pasted_logs_are_cut_away_and_a_pure_paste_keeps_only_its_error_line():
+    log = ("[12:00:01] INFO starting build\n[12:00:02] INFO resolving deps\n╭──────────╮\n│ builder  │\n"
+           "╰──────────╯\n✖ builder could not determine how to build the app.\nThe following are supported:\n"
+           "Php\nGolang\nJava\nRust\nNode\n")
+    b = B(step=60)
+    b.user("Deploy the API to the staging cluster.")
+    b.asst("Deployed.")
+    b.user(log)
+    lines = _lines(b)
+    assert lines[-1].endswith(": Pasted output: ✖ builder could not determine how to build the app.")
+    assert "Golang" not in workflow(b)
+    # the user's own words around a fenced paste stay, the paste goes
+    b = B()
+    b.user("the import fails on the new box:\n```\nTraceback (most recent call last):\n  File \"a.py\", line 3\n"
+           "ImportError: libpq.so.5\n```\nmake it work without root")
+    assert workflow(b) == "the import fails on the new box:\nmake it work without root"
+
+
+def test_templates_are_never_task_text():
+    template = "## Outline\n\nYou MUST follow these steps.\n\n## Steps\n\n1. Read $ARGUMENTS\n\n## Rules\n\n" + "x " * 400
+    b = B(step=60)
+    b.user("/speckit.plan")
+    b.user(template)
+    assert workflow(b) == "/speckit.plan"
+
+
+def test_a_file_that_starts_after_a_compaction_takes_the_request_list_from_its_summary():
+    summary = ("This session is being continued from a previous conversation that ran out of context.\n"
+               "1. Primary Request and Intent:\n   Ship the billing export (BILL-42) to production.\n\n"
+               "7. Pending Tasks:\n   - Write the backfill script\n   - Update the runbook\n\n8. Current Work:\n   x")
+    b = B(step=60)
+    b.compaction(summary)
+    b.user("run the backfill on staging first")
+    lines = _lines(b)
+    assert lines[0] == "From the compaction summary: Ship the billing export (BILL-42) to production."
+    assert lines[1] == "From the compaction summary, pending: Write the backfill script; Update the runbook"
+    assert lines[2].startswith("Active task ") and lines[2].endswith("run the backfill on staging first")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from pipeline.lazyre import lazy_re
+from pipeline.stages.rules import current as current_rules
 from pipeline.stages.rules import tools
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
@@ -80,7 +81,7 @@ def build(s: Scan) -> tuple[str | None, list[str], list[str]]:
     status_at, st_done, st_current, st_next = (None, [], None, []) if todos else _status_list(s)
     current = next((clip(t.content, ITEM_LIMIT) for t in todos if _status(t.status) == "in_progress"), None)
     if current is None:
-        current = st_current or _current_from_messages(s)
+        current = st_current or current_rules.build(s)
     done = _done(s, latest, todos, extra=[(status_at, x) for x in st_done] if status_at is not None else [])
     remaining = [clip(t.content, ITEM_LIMIT) for t in todos if _status(t.status) == "pending"] or st_next
     if not remaining:
@@ -110,23 +111,6 @@ def _status_list(s: Scan) -> tuple[int | None, list[str], str | None, list[str]]
         if len(done) + len(nxt) + (current is not None) >= 2:
             return i, done, current, nxt
     return None, [], None, []
-
-
-def _current_from_messages(s: Scan) -> str | None:
-    last_user = next((i for i in reversed(s.users) if is_real_prompt(s.events[i].text)), None)
-    last_asst = s.assistants[-1] if s.assistants else None
-    if last_user is not None and (last_asst is None or last_user > last_asst):
-        return "Answer the user's last request: " + clip(s.events[last_user].text, ITEM_LIMIT - 34)
-    for i in reversed(s.assistants[-CURRENT_LOOKBACK:]):
-        if last_user is not None and i < last_user:
-            break  # a plan stated before the user's latest prompt was answered by it: no longer in flight
-        text = s.events[i].text
-        for a, b in sentence_spans(text):
-            sentence = strip_markup(text[a:b])
-            for clause in [sentence] + [c.strip() for c in sentence.split(";")[1:]]:  # "I pushed it; next I'll open…"
-                if _DOING.match(clause):
-                    return clip(clause.rstrip(":"), ITEM_LIMIT)
-    return None
 
 
 def _done(s: Scan, latest: int | None, todos, extra: list[tuple[int, str]] | None = None) -> list[str]:

@@ -1,16 +1,25 @@
-"""Approved Workflow: the first real user prompt plus the user's later redirections (DESIGN.md "Agent State
-file": "what was approved, in the user's terms").
+"""Approved Workflow: the user's tasks in order, the latest marked active (DESIGN.md "Agent State file": "what
+was approved, in the user's terms"; issue 12, 2.1 "The workflow is the list of tasks, not the first prompt").
 
-Rules (task brief):
-* the first real prompt is the first ``user_prompt`` that is not a bare slash command (``/clear``), not an
-  interruption marker, not a continuation word (``continue``, ``go on``) and not a pasted compaction summary;
-  compaction summaries are their own event kind and never count;
-* it is kept in the user's words and lines, cut at about ``FIRST_PROMPT_LIMIT`` characters at a sentence or
-  word boundary with ``…``;
-* a later prompt that changes or extends scope ("actually, also…", "instead…", "change of plan", "scratch
-  that", "let's also"…) becomes a line ``Redirected <ISO-8601>: <prompt>``; at most ``MAX_REDIRECTIONS`` (the
-  newest) are kept;
-* with no real prompt at all, the compaction summary's stated request is used, labelled as such.
+Rules:
+* the first real prompt is the first ``user_prompt`` that is not a harness control (``/clear``, ``/model``,
+  ``/compact``…), not an interruption marker, not a continuation word (``continue``, ``go on``) and not a pasted
+  compaction summary; it is kept in the user's words and lines, cut at about ``FIRST_PROMPT_LIMIT`` characters;
+* every later top-level prompt that starts new work is a task line, in order: ``Task <ISO-8601>: …``, or
+  ``Redirected <ISO-8601>: …`` when it changes or extends scope ("actually…", "instead…", "scratch that");
+  the newest is labelled ``Active task`` (or ``Active redirection``); at most ``MAX_TASKS`` (the newest) are
+  kept, with a line counting those left out.  A custom slash command (``/ai-commit``, ``/write-issue …``) is a
+  task; the harness's own controls are not;
+* not a task: a later greeting ("oi", "你好") or a single word with no identifier ("thanks!"); a short answer to the agent's question ("yes", "both", "1", "sim", "好的") — short means at
+  most ``ANSWER_WORDS`` words (or ``ANSWER_CHARS`` characters of CJK text) right after an assistant message
+  that asks or offers options; a bare option pick anywhere; the same prompt again (duplicated history);
+* context is not content (``paste``): an expanded template is never task text, and a prompt's pasted logs
+  and code are cut away, leaving the user's own words; a prompt that is only a paste becomes
+  ``Pasted output: <its first error line>`` or is left out;
+* when the early prompts are gone (the file starts with a compaction summary, or there is no real prompt) and
+  the user did not clear the context after it (``/clear``), the harness's summary supplies the request ("Primary Request and Intent") and its "Pending Tasks", each
+  marked ``From the compaction summary:``.  Later summaries (repeated or copied from other sessions) add
+  nothing: the prompts after them are in the file.
 """
 
 from __future__ import annotations
@@ -18,12 +27,9 @@ from __future__ import annotations
 import re
 
 from pipeline.lazyre import lazy_re
+from pipeline.stages.rules import paste
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, clip_block, one_line
-
-FIRST_PROMPT_LIMIT = 1200  # characters
-REDIRECTION_LIMIT = 300  # characters per redirection line (after the prefix)
-MAX_REDIRECTIONS = 12
+from pipeline.stages.rules.text import clip, clip_block, one_line, strip_markup
 
 _BARE_SLASH = lazy_re(r"^/[\w:.-]+\s*$")
 _CONTROL = lazy_re(
@@ -59,19 +65,66 @@ _SUMMARY_REQUEST = lazy_re(
 )
 
 
+_PENDING = lazy_re(
+    r"^\s*(?:\d+\.\s*)?(?:\*\*)?Pending Tasks(?:\*\*)?:?\s*\n(.+?)(?:\n\s*\n|\n\s*(?:\d+\.|#+)\s|\Z)",
+    re.IGNORECASE | re.MULTILINE | re.DOTALL,
+)
+#: Slash commands of the harnesses themselves (Claude Code, Copilot CLI, opencode, Codex, Gemini CLI): controls,
+#: not work.  Anything else after a slash is the user's own command and a task.
+_CONTROL_SLASH = frozenset(
+    "add-dir agents approvals auth bug chat clear compact compress config context copy cost diff doctor editor "
+    "exit export feedback help hooks ide init-verify login logout mcp memory model models new permissions "
+    "privacy quit release-notes resume rewind sessions settings share stats status statusline terminal-setup "
+    "theme themes tools undo unshare upgrade usage vim".split()
+)
+_ANSWER_PICK = lazy_re(
+    r"^\W*(?:\(?\d{1,2}[.)]?|[a-d][.)]?|option \w+|opção \w+|both|all of them|all|neither|none|either|"
+    r"the (?:first|second|third|last|latter|former)(?: one)?|ambos|todos|两个|都|全部|둘 다|両方)\W*$",
+    re.IGNORECASE,
+)
+_CLEAR = lazy_re(r"^/(?:clear|new|reset)\s*$", re.IGNORECASE)
+_REPLY_LEAD = lazy_re(
+    r"^(?:yes|yeah|yep|yup|sure|ok|okay|no|nope|nah|right|correct|exactly|agreed|go ahead|sounds good|perfect|"
+    r"great|thanks|sim|não|nao|claro|isso|pode|sí|si|vale|oui|non|ja|nein|是|好|对|行|可以|不|不要|没问题|네|예|"
+    r"아니|좋아|はい|いいえ|うん|お願いします)(?:\W|$)",
+    re.IGNORECASE,
+)
+_IDENT = lazy_re(r"[\d/_#@]|\w[.-]\w")
+_PROHIBIT = lazy_re(
+    r"^(?:(?:ok(?:ay)?|and|also|but|hmm+|wait|please|thanks|great|good)[,.!:]*\s+)*"
+    r"(?:no\b|nope\b|don'?t\b|do not\b|never\b|stop\b|avoid\b|não\b|nao\b|nunca\b|no uses?\b|"
+    r"不要|别|不能|하지 ?마|しないで|やめて)",
+    re.IGNORECASE,
+)
+_GREETING = lazy_re(
+    r"^(?:hi|hello|hey|hi there|hello there|good (?:morning|afternoon|evening)|oi|olá|ola|hola|bom dia|boa tarde|"
+    r"buenos días|你好|您好|안녕|안녕하세요|こんにちは|おはよう)\W*$",
+    re.IGNORECASE,
+)
+_CJK = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+FIRST_PROMPT_LIMIT = 1200  # characters
+TASK_LIMIT = 220  # characters per task line (after the prefix)
+MAX_TASKS = 12
+ANSWER_WORDS = 4
+ANSWER_CHARS = 8  # CJK text has no spaces: a reply this short is an answer
+
+
 def is_real_prompt(text: str) -> bool:
-    """True when ``text`` is a prompt with content: not empty, not a bare slash command, not a control word,
-    not a harness wrapper or interruption marker."""
+    """True when ``text`` is a prompt with content: not empty, not a harness control slash command, not a
+    continuation word, not a harness wrapper or interruption marker."""
     t = text.strip()
-    if not t or _BARE_SLASH.match(t) or _CONTROL.match(t) or _NOT_A_PROMPT.match(t):
+    if not t or _CONTROL.match(t) or _NOT_A_PROMPT.match(t):
+        return False
+    if _BARE_SLASH.match(t) and t[1:].split(":")[0].strip().lower() in _CONTROL_SLASH:
         return False
     return True
 
 
 def first_prompt_index(s: Scan) -> int | None:
-    """Index of the first real user prompt, or None."""
+    """Index of the first real user prompt that is not only a paste or a template, or None."""
     for i in s.users:
-        if is_real_prompt(s.events[i].text):
+        if is_real_prompt(s.events[i].text) and task_text(s.events[i].text):
             return i
     return None
 
@@ -82,33 +135,125 @@ def is_redirection(text: str) -> bool:
     return bool(_REDIRECT.match(t) or _REDIRECT_ANYWHERE.search(t[:400]))
 
 
-def build(s: Scan) -> str | None:
-    """The Approved Workflow text, or None when the transcript holds no request at all."""
-    first = first_prompt_index(s)
-    if first is None:
-        return _from_summary(s)
-    lines = [clip_block(s.events[first].text, FIRST_PROMPT_LIMIT)]
-    redirects: list[str] = []
-    seen = {one_line(s.events[first].text).lower()}
+def task_text(text: str) -> str:
+    """The user's own words of a prompt ("" for a template or a paste with no error line; ``Pasted output:
+    <error line>`` for a pasted log)."""
+    if paste.is_template(text):
+        return ""
+    if paste.is_paste(text):
+        err = paste.error_line(text)
+        lead = paste.lead_words(text)
+        pasted = f"Pasted output: {err}" if err else ""
+        return " ".join(x for x in (lead, pasted) if x)
+    return paste.own_words(text) or text.strip()
+
+
+def _is_short(text: str) -> bool:
+    t = text.strip()
+    if _CJK.search(t):
+        return len(t) <= ANSWER_CHARS
+    return len(t.split()) <= ANSWER_WORDS
+
+
+def is_chatter(text: str) -> bool:
+    """A greeting, or a single word with no identifier (digit, path, slash command, dotted or dashed name):
+    too little to be a task."""
+    t = text.strip()
+    if _GREETING.match(t):
+        return True
+    if _IDENT.search(t):
+        return False
+    return len(t) <= 2 if _CJK.search(t) else len(t.split()) <= 1
+
+
+def is_answer(s: Scan, index: int) -> bool:
+    """Whether prompt ``index`` answers the agent rather than starting work (see module rules)."""
+    text = s.events[index].text.strip()
+    if _ANSWER_PICK.match(text):
+        return True
+    return _is_short(text) and bool(_REPLY_LEAD.match(text))
+
+
+def is_correction(text: str) -> bool:
+    """Whether a prompt corrects or forbids ("no, don't use a fixed window…", "ok. and don't change the
+    numbering", "never push to main", "não use pandas", "不要改接口"): a decision or a constraint, not new work
+    (the Decision Log and Established Facts take it)."""
+    return bool(_PROHIBIT.match(text.strip()))
+
+
+def tasks(s: Scan) -> list[int]:
+    """Indexes of the prompts that start work, in order (the first real prompt included)."""
+    out: list[int] = []
+    seen: set[str] = set()
     for i in s.users:
-        if i <= first:
-            continue
         text = s.events[i].text
-        if not is_real_prompt(text) or not is_redirection(text):
+        if not is_real_prompt(text):
             continue
-        key = one_line(text).lower()
-        if key in seen:  # the same prompt replayed (duplicated history)
+        if out and (is_answer(s, i) or is_correction(text)):
+            continue
+        own = task_text(text)
+        if not own or (out and is_chatter(own)):
+            continue
+        key = one_line(own).lower()
+        if key in seen:
             continue
         seen.add(key)
+        out.append(i)
+    return out
+
+
+def build(s: Scan) -> str | None:
+    """The Approved Workflow text, or None when the transcript holds no request at all."""
+    found = tasks(s)
+    lines: list[str] = []
+    first = found[0] if found else None
+    before = [c for c in s.compactions if first is None or c < first]
+    if before and not _cleared(s, before[0], first):
+        lines.extend(_from_summary(s.events[before[0]].text))
+    if first is None:
+        return "\n".join(lines) or None
+    if not lines:
+        lines.append(clip_block(task_text(s.events[first].text), FIRST_PROMPT_LIMIT))
+        later = found[1:]
+    else:
+        later = found
+    if len(later) > MAX_TASKS:
+        lines.append(f"({len(later) - MAX_TASKS} earlier task(s) left out)")
+        later = later[-MAX_TASKS:]
+    for n, i in enumerate(later):
+        text = task_text(s.events[i].text)
+        label = "Redirected" if is_redirection(text) else "Task"
+        if n == len(later) - 1:
+            label = "Active " + label.lower().replace("redirected", "redirection")
         ts = s.ts(i) or "unknown-time"
-        redirects.append(f"Redirected {ts}: {clip(text, REDIRECTION_LIMIT)}")
-    lines.extend(redirects[-MAX_REDIRECTIONS:])
+        lines.append(f"{label} {ts}: {clip(text, TASK_LIMIT)}")
     return "\n".join(lines)
 
 
-def _from_summary(s: Scan) -> str | None:
-    for i in s.compactions:
-        m = _SUMMARY_REQUEST.search(s.events[i].text)
-        if m and m.group(1).strip():
-            return "From the compaction summary: " + clip(m.group(1), FIRST_PROMPT_LIMIT)
-    return None
+def _cleared(s: Scan, start: int, end: int | None) -> bool:
+    """Whether the user cleared the context (``/clear``, ``/new``, ``/reset``) between events ``start`` and ``end``:
+    the summary before it no longer describes the work."""
+    return any(
+        start < i and (end is None or i < end) and _CLEAR.match(s.events[i].text.strip()) for i in s.users
+    )
+
+
+def active_task(s: Scan) -> str | None:
+    """The latest task's text (the user's own words, on one line), or None."""
+    found = tasks(s)
+    return one_line(task_text(s.events[found[-1]].text)) if found else None
+
+
+def _from_summary(text: str) -> list[str]:
+    """The request and pending tasks a compaction summary states, each line marked as the summary's."""
+    out: list[str] = []
+    m = _SUMMARY_REQUEST.search(text)
+    if m and m.group(1).strip():
+        out.append("From the compaction summary: " + clip(m.group(1), FIRST_PROMPT_LIMIT // 2))
+    p = _PENDING.search(text)
+    if p:
+        items = [strip_markup(x) for x in p.group(1).splitlines() if x.strip()]
+        items = [x for x in items if x]
+        if items:
+            out.append("From the compaction summary, pending: " + clip("; ".join(items), TASK_LIMIT))
+    return out

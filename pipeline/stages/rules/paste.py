@@ -1,0 +1,150 @@
+"""Context is not content (issue 12, 2.2): what in a user prompt is the user's own words, and what was pasted.
+
+A prompt often carries text the user did not write: an expanded slash-command or skill template (``## Outline``,
+``You MUST…``, ``$ARGUMENTS``, ``[FEATURE_NAME]``), a pasted build log, stack trace or tool output.  None of it is
+a task, a decision, a fact or a constraint; the user's own sentences around it still are.  The signals are the
+shape of the text, not its language:
+
+* **log-like lines**: a leading timestamp or log level, box drawing, status glyphs (``✖ ⚠ ✔``), ANSI escapes,
+  stack frames (``at f (file:1:2)``, ``File "x.py", line 3``), ``path:line:col`` locations, or a line that is
+  mostly not letters; two or more in a row (or one with a status glyph) are a paste;
+* **fenced code** blocks;
+* **templates**: placeholders (``$ARGUMENTS``, ``{{name}}``, ``[ALL_CAPS]``) or three or more markdown headings in a
+  long text (people do not type headed documents into a prompt; harnesses expand them).
+
+Pure functions of the text; module-level patterns compile on first use (``pipeline.lazyre``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.lazyre import lazy_re
+
+_LOGLINE = lazy_re(
+    r"^\s*(?:"
+    r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d|"  # timestamps
+    r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b\]?[:\s]|"  # log levels
+    r"(?:npm|yarn|pnpm) (?:ERR!|WARN)|"
+    r"at \S+ \(?\S+:\d+(?::\d+)?\)?|at \S+:\d+:\d+|File \"[^\"]+\", line \d+|Traceback \(most recent|"
+    r"[─│╭╮╰╯═║┌┐└┘├┤┬┴┼▶►✖✗✘⚠✔✓❌]|"  # box drawing and status glyphs
+    r"(?:\x1b|←)\[\d|"  # ANSI escapes, raw or as Windows consoles print them
+    r"\S+\.\w{1,5}:\d+(?::\d+)?[: ]|"  # path:line(:col)
+    r"(?:\w+(?:Error|Exception)|E\d{3,}|error\[?E?\d*\]?):"
+    r")",
+    re.IGNORECASE,
+)
+_GLYPH = lazy_re(r"[─│╭╮╰╯═║✖✗✘⚠❌]|(?:\x1b|←)\[\d")
+_FENCE = lazy_re(r"^[ \t]*(?:```|~~~)")
+_PLACEHOLDER = lazy_re(r"\$ARGUMENTS\b|\{\{\s*\w+\s*\}\}|\[[A-Z][A-Z0-9_]{3,}\]")
+_HEADING = lazy_re(r"^#{1,4}\s+\S", re.MULTILINE)
+_ERROR_CUE = lazy_re(
+    r"[✖✗✘❌]|\b(?:error|errors|failed|failure|fatal|exception|panic|could not|cannot|can't|unable to|"
+    r"not found|denied|refused|timed out|traceback)\b|错误|失败|エラー|失敗|오류|실패|erro\b|falhou|falha",
+    re.IGNORECASE,
+)
+_HARD_ERROR = lazy_re(
+    r"[✖✗✘❌]|\b(?:error|errors|failed|failure|fatal|exception|panic|could not|unable to|traceback)\b|"
+    r"错误|失败|エラー|失敗|오류|실패|erro\b|falhou",
+    re.IGNORECASE,
+)
+_LETTER = lazy_re(r"[^\W\d_]", re.UNICODE)
+
+TEMPLATE_MIN_CHARS = 600  # a headed text shorter than this is typed, not expanded
+
+
+def is_log_line(line: str) -> bool:
+    """Whether ``line`` looks like machine output (see module rules); blank lines are not."""
+    s = line.strip()
+    if not s:
+        return False
+    if _LOGLINE.match(s):
+        return True
+    letters = len(_LETTER.findall(s))
+    return len(s) >= 12 and letters < 0.4 * len(s)
+
+
+def is_template(text: str) -> bool:
+    """Whether ``text`` is an expanded command/skill template rather than the user's own prompt."""
+    if _PLACEHOLDER.search(text):
+        return True
+    return len(text) >= TEMPLATE_MIN_CHARS and len(_HEADING.findall(text)) >= 3
+
+
+def own_words(text: str) -> str:
+    """``text`` without its pasted parts: fenced code, runs of log-like lines and a template's body.
+
+    Returns the remaining lines joined with newlines (may be ""). A template returns "" whole: its author is
+    the harness, not the user."""
+    if is_template(text):
+        return ""
+    lines = text.splitlines()
+    keep: list[str] = []
+    in_code = False
+    n = len(lines)
+    for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        if is_log_line(line):
+            near = (i > 0 and is_log_line(lines[i - 1])) or (i + 1 < n and is_log_line(lines[i + 1]))
+            if near or _GLYPH.search(line):
+                continue
+        keep.append(line)
+    return "\n".join(keep).strip()
+
+
+def is_paste(text: str) -> bool:
+    """Whether ``text`` is mostly pasted output (at least 120 characters): the user's own words are under a
+    fifth of it (and under 200 characters), or at least 3 lines are log-like and, with the one-word lines of a
+    listing, they make 60 % of its non-blank lines outside code fences, with under 300 characters of prose
+    besides."""
+    t = text.strip()
+    if len(t) < 120:
+        return False
+    own = own_words(t)
+    if len(own) < 200 and len(own) < 0.2 * len(t):
+        return True
+    lines: list[str] = []
+    in_code = False
+    for ln in t.splitlines():
+        if _FENCE.match(ln):
+            in_code = not in_code
+        elif ln.strip() and not in_code:
+            lines.append(ln)
+    logs = [ln for ln in lines if is_log_line(ln)]
+    words = [ln for ln in lines if len(ln.split()) == 1 and not is_log_line(ln)]
+    prose = sum(len(ln) for ln in lines if ln not in logs and ln not in words)
+    return len(logs) >= 3 and len(logs) + len(words) >= 0.6 * len(lines) and prose < 300
+
+
+def lead_words(text: str) -> str:
+    """The user's own lines before the first log-like line of a paste ("" when they hold under 3 words)."""
+    out: list[str] = []
+    for line in text.strip().splitlines():
+        if is_log_line(line) or _FENCE.match(line):
+            break
+        out.append(line)
+    lead = "\n".join(out).strip()
+    return lead if len(lead.split()) >= 3 else ""
+
+
+def error_line(text: str, limit: int = 160) -> str | None:
+    """The line of ``text`` that states its error (any language of the cue list), stripped of box drawing, or
+    None: the first hard failure (``✖``, error, failed, fatal…) when there is one, else the first softer cue
+    (not found, denied…)."""
+    soft = None
+    for line in text.splitlines():
+        m = _ERROR_CUE.search(line)
+        if not m:
+            continue
+        s = " ".join(re.sub(r"[─│╭╮╰╯═║┌┐└┘]+", " ", line).split())
+        if len(s) < 8:
+            continue
+        s = s if len(s) <= limit else s[: limit - 1] + "…"
+        if _HARD_ERROR.search(line):
+            return s
+        soft = soft or s
+    return soft
