@@ -114,3 +114,10 @@ def test_mid_run_uses_the_last_doing_sentence_else_the_call_description():
     b.user("check the other tests too")
     b.call("Read", "tests/other.test.ts")
     assert current(b) == "Answer the user's last request: check the other tests too"
+
+
+def test_no_request_no_step():
+    for greeting in ["How can I help you today?", "Olá! Em que posso ajudar?", "今天需要我帮你做什么？"]:
+        b = B()
+        b.asst(greeting)
+        assert current(b) is None, greeting

@@ -19,6 +19,8 @@ Read from the shape of the session's end, in this order (the first that applies 
    ``<request>: the user runs `<first command>```;
 6. **a finished answer**: the final message is a completion (a summary, a verdict; a structured review's
    ``overall_correctness``) → ``Finished: <its first two sentences>`` — never a stale step from before it;
+With no request and no todo list at all, rules 3–6 give nothing (an assistant's greeting is no step in flight).
+
 7. **mid-run**: tool calls after the final message (the transcript ends while the agent works) → the last
    "I'll / Let me / Now…" sentence before them, else the last call's own description (``description`` of a
    Bash call) → ``Running: …``.
@@ -72,8 +74,8 @@ def build(s: Scan) -> str | None:
             return clip("Answer the user's last request: " + pending, ITEM_LIMIT)
     if last_call is not None and (last_asst is None or last_call > last_asst):
         return _mid_run(s, last_call, last_asst, last_user, request)
-    if last_asst is None:
-        return None
+    if last_asst is None or (request is None and not s.todo_lists):
+        return None  # nothing was asked: a greeting ("How can I help you today?") is no step in flight
     text = s.events[last_asst].text
     question = _question(text)
     if question:
