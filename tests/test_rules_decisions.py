@@ -537,3 +537,26 @@ def test_text_whose_lower_case_changes_length():
     b.user("Pick the İstanbul mirror.")
     b.asst("İstanbul mirror is slow. We're going with the Frankfurt mirror because it is closer.")
     assert rows(decisions_of(b)) == [("APPROVED", "the Frankfurt mirror", "it is closer")]
+
+
+@pytest.mark.parametrize("reply, what", [
+    ("let's go with Postgres", "Postgres"),
+    ("let's go with Postgres because it is already deployed", "Postgres"),
+    ("lets go with the token bucket", "the token bucket"),
+    ("let's go for option B", "option B"),
+])
+def test_lets_go_with_x_is_a_choice_not_a_bare_approval(reply, what):
+    # "let's go" alone approves a proposal; "let's go with X" names the choice (it was read as "let's go" + noise)
+    b = B()
+    b.user("the job queue needs a backend")
+    b.asst("Reading the current setup.")
+    b.user(reply)
+    assert [(d.status, d.what) for d in decisions_of(b)] == [("APPROVED", what)]
+
+
+def test_lets_go_still_approves_a_proposal():
+    b = B()
+    b.user("the job queue needs a backend")
+    b.asst("I propose a Postgres table with SKIP LOCKED for the job queue. Shall I add it?")
+    b.user("let's go")
+    assert [(d.status, d.origin) for d in decisions_of(b)] == [("APPROVED", "user-approval")]

@@ -41,7 +41,7 @@ _CONTROL_ONLY = lazy_re(
 _APPROVAL_HEAD = lazy_re(
     r"^\s*(?:yes(?:\s+please)?|yep|yeah|yup|sure|ok(?:ay)?|k|alright|all\s+right|sounds\s+(?:good|great|fine|perfect)|"
     r"looks\s+(?:good|great|fine)|lgtm|go\s+ahead|go\s+for\s+it|approved?|do\s+it|do\s+that|please\s+do|"
-    r"let'?s\s+do\s+(?:it|that|this)|let'?s\s+go|perfect|great|agreed|agree|makes\s+sense|ship\s+it|proceed|"
+    r"let'?s\s+do\s+(?:it|that|this)|let'?s\s+go(?!\s+with\b|\s+for\s+(?!it\b))|perfect|great|agreed|agree|makes\s+sense|ship\s+it|proceed|"
     r"please\s+proceed|confirm(?:ed)?|that\s+works|works\s+for\s+me|correct|exactly|absolutely|definitely|"
     r"fine|good|👍|✅)(?![\w'’])[\s,.!:;-]*",
     re.I,
