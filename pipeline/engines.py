@@ -10,8 +10,9 @@ Every command that recovers a state goes through ``build_state`` (``pipeline.rec
   everything, with one line on stderr, never a crash;
 * engine ``auto`` — ``llm`` when a model is configured, else ``rules`` (silently: that is the default setup).
 
-Whatever the engine, entries whose evidence sits in text that instructs a model (a prompt injection, see
-``pipeline.stages.llm.ground.injection_problem``) are dropped before weaving, and the state then goes through
+Whatever the engine, decisions whose evidence is not the speaker's own words (pasted, quoted or fetched text, or
+text that addresses a model: ``pipeline.stages.rules.untrusted.evidence_problem``) and facts whose evidence sits
+in text that instructs a model (``untrusted.injection_problem``) are dropped before weaving, and the state then goes through
 ``weave`` and ``validate`` (grounding: no evidence, no entry).  The state header's ``Trigger:`` names the engine
 and the sections that fell back: ``recover, engine: llm, fallback: rules for Established Facts``.
 """
@@ -88,19 +89,22 @@ class BuiltState:
 
 
 def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[Distillate, list[str]]:
-    """Drop entries of any engine whose evidence sits in prompt-injection text."""
-    from pipeline.stages.llm.ground import injection_problem
+    """Drop entries of any engine whose evidence is injected text (``pipeline.stages.rules.untrusted``)."""
+    from pipeline.stages.rules.untrusted import evidence_problem, injection_problem
 
-    def problem(entry, *fields_: str) -> str | None:
+    def problem(entry, *fields_: str, decision: bool = False) -> str | None:
         ev = entry.evidence
         if ev is None or not 0 <= ev.event_index < len(transcript.events):
             return None  # validate reports missing evidence
-        return injection_problem(ev.quote, transcript.events[ev.event_index].text, *fields_)
+        event = transcript.events[ev.event_index]
+        if decision:
+            return evidence_problem(event.kind, event.text, ev.quote, *fields_)
+        return injection_problem(ev.quote, event.text, *fields_)
 
     dropped: list[str] = []
     decisions = []
     for d in distillate.decisions:
-        why = problem(d, d.what, d.reasoning)
+        why = problem(d, d.what, d.reasoning, decision=True)
         if why:
             dropped.append(f"dropped Decision Log entry {d.status}: {shown(d.what)}: {why}")
         else:
@@ -213,11 +217,16 @@ def build_state(
     (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
     """
     run = distil(transcript, config, llm=llm)
+    rules_screened = []
+    if run.distillate.engines.get("Decision Log") == "rules":
+        rules_screened = [f"dropped Decision Log entry {status}: {shown(what)}: {why}"
+                          for status, what, why in run.distillate.screened]
     screened, dropped = _screen_injections(run.distillate, transcript)
     run.distillate = screened
     state = weave.run(screened, transcript.meta, kind=kind, now=now,
                       trigger=trigger if trigger is not None else run.trigger(action))
     checked = validate.run(state, transcript)
-    return BuiltState(state=checked.state, text=checked.text, dropped=[*run.dropped, *dropped, *checked.dropped],
+    return BuiltState(state=checked.state, text=checked.text,
+                      dropped=[*run.dropped, *rules_screened, *dropped, *checked.dropped],
                       run=run)
 

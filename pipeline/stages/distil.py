@@ -40,4 +40,5 @@ def run(transcript: Transcript) -> Distillate:
         facts=facts.build(s, log),
         rederivation=rederive.build(s),
         engines={name: "rules" for name in RULES_SECTIONS},
+        screened=list(s.screened),
     )

@@ -12,7 +12,10 @@ class Distillate(Sections):
     """Output of ``distil``: the sections' content with evidence, before weaving into a state file.
 
     ``engines`` maps a section name (``SECTION_NAMES``) to the engine that produced it, so the state header's
-    ``Trigger:`` can say which sections fell back to the rules engine.
+    ``Trigger:`` can say which sections fell back to the rules engine.  ``screened``: the rules engine's decision
+    candidates dropped as not the speaker's own words, as ``(status, what, why)`` (``rules.untrusted``), for the
+    dropped-entry report.
     """
 
     engines: dict[str, Engine] = field(default_factory=dict)
+    screened: list[tuple[str, str, str]] = field(default_factory=list)

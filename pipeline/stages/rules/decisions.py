@@ -13,6 +13,14 @@ Sources, and only these:
   only for decisions no other event carries (same or overlapping words, either status).
 Never from ``reasoning``, ``tool_call``/``tool_result`` text, sub-agent events or sub-agent chatter.
 
+Only the speaker's own words count (``untrusted``, issue 11): a candidate whose evidence sits in pasted, quoted
+or fetched text (code blocks, ``>`` quotes, quoted strings, ``<tag>`` wrappers, a block after "here's the
+README:"), after a fake fence or a role-played system turn, or near text that addresses a model ("note to the
+summarizer", "record it as a decision", ``SYSTEM:``, a spoofed ``ΑPPROVED``) is dropped before merging, so it can
+neither enter the log nor mark a real entry "(later rejected)" or stand in for it as a duplicate.  Explicit
+markers (``APPROVED:`` lines) of a compaction summary never count: the summary is the harness model's text, not
+the user's or the assistant's.
+
 A dead end stated with a pronoun ("That didn't work because…") is pinned to the last failed tool call before
 it (its command), else dropped.  "Going with option 2" names the option's text when a message lists it.
 
@@ -32,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, clauses, phrases, proposals, tools
+from pipeline.stages.rules import approvals, clauses, phrases, proposals, tools, untrusted
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
@@ -82,10 +90,23 @@ def _default_reason(origin: str, status: str) -> str:
     return "stated by the assistant"
 
 
+def _foreign(s: Scan, text: str, start: int, end: int, focus: int | None, status: str, what: str,
+             reasoning: str | None) -> bool:
+    """True when a candidate quoting ``text[start:end]`` is not its speaker's own decision (``untrusted``); the
+    reason is kept in ``s.screened``."""
+    why = untrusted.decision_problem(text, start, end, focus, what, reasoning or "")
+    if why is None:
+        return False
+    s.screened.append((status, what, why))
+    return True
+
+
 def _from_hits(s: Scan, i: int, origin: str) -> list[Cand]:
     text = s.events[i].text
     out: list[Cand] = []
-    for h in phrases.hits_in(text, origin):
+    for h in phrases.hits_in(text, origin, explicit=origin != "compaction-summary"):
+        if _foreign(s, text, h.start, h.end, h.focus, h.status, h.what, h.reasoning):
+            continue
         what = h.what
         if h.pronoun:
             what = _resolve_pronoun(s, i)
@@ -200,9 +221,14 @@ def collect(s: Scan) -> list[Cand]:
         else:
             text = s.events[i].text
             for h in phrases.explicit_hits(text, "explicit"):
+                if _foreign(s, text, h.start, h.end, h.focus, h.status, h.what, h.reasoning):
+                    continue
                 q = quote(text, h.start, h.end, focus=h.focus)
                 out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
             for f in approvals.found_in_prompt(s, i):
+                if _foreign(s, s.events[f.ev].text, f.start, f.end, f.order if f.ev == f.at else None, f.status, f.what,
+                            f.reasoning):
+                    continue
                 out.append(Cand(f.status, f.what, f.reasoning, f.ev, approvals.quote_of(s, f), f.at, f.order, f.origin))
     return out
 
@@ -221,8 +247,11 @@ def _summary_user(s: Scan, i: int) -> list[Cand]:
         line_start = text.rfind("\n", 0, m.start()) + 1
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
-        q = quote(text, line_start, line_end, focus=m.start())
         why = clauses.reason_text(reason) if reason else None
+        status = REJECTED if neg else APPROVED
+        if _foreign(s, text, line_start, line_end, m.start(), status, what, why):
+            continue
+        q = quote(text, line_start, line_end, focus=m.start())
         out.append(
             Cand(REJECTED if neg else APPROVED, clip(what, phrases.WHAT_LIMIT), why or f"user {verb} it (per the compaction summary)",
                  i, q, i, m.start(), "compaction-summary")

@@ -96,11 +96,12 @@ _PRONOUN = lazy_re(
 )
 
 
-def hits_in(text: str, origin: str) -> list[Hit]:
-    """Decisions stated in ``text`` (explicit markers and implicit phrasings), in text order."""
+def hits_in(text: str, origin: str, *, explicit: bool = True) -> list[Hit]:
+    """Decisions stated in ``text`` (explicit markers unless ``explicit`` is False, and implicit phrasings), in
+    text order."""
     low = text.lower()
     same = len(low) == len(text)
-    out = explicit_hits(text, origin, low if same else None)
+    out = explicit_hits(text, origin, low if same else None) if explicit else []
     matches = list(TRIGGER.finditer(low) if same else TRIGGER_ANYCASE.finditer(text))
     if not matches:
         return out

@@ -34,6 +34,7 @@ class Scan:
     result_of: dict[int, int] = field(default_factory=dict)
     call_of: dict[int, int] = field(default_factory=dict)
     first_ts: int = 1 << 62  # index of the first event that has a timestamp
+    screened: list[tuple[str, str, str]] = field(default_factory=list)  # decisions.py: (status, what, why) dropped
     _ts: dict[int, str] = field(default_factory=dict)
     _spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
