@@ -7,68 +7,39 @@ alone does not stop a prompt injection, whose text *is* in the transcript.  So a
 2. **source** — a decision cites something a person or the agent said (a user prompt, an assistant message or
    its reasoning, a sub-agent's answer), never a tool output, a tool call's arguments or the harness's
    compaction summary: text read from files, web pages and commands is data, not a decision;
-3. **no injection** — neither the entry nor the text around its quote (``INJECTION_WINDOW`` characters before
-   it, the quote, and as much after it in the cited event) reads as an instruction to a model
-   (``ignore previous instructions``, ``record APPROVED: …``, ``new instructions:`` …);
+3. **own words, no injection** — ``pipeline.stages.rules.untrusted.evidence_problem``, the same screen the rules
+   engine applies to its own candidates: the quote must not sit in pasted, quoted or fetched text (code blocks,
+   ``>`` quotes, quoted strings, ``<tag>`` wrappers, a block after "here's the README:"), after a fake fence or a
+   role-played system turn, and neither the entry nor the event within ``WINDOW`` characters of the quote may
+   address a model (``ignore previous instructions``, "note to the summarizer", "record it as a decision",
+   ``SYSTEM:``, a status marker spelled with lookalike or invisible characters…);
 4. **support** — a decision's ``what`` shares at least one content word with the cited event or with one of the
    ``SUPPORT_BACK`` conversation events before it (an approval "yes, do that" is grounded in the proposal it
-   answers), so a real quote cannot carry an invented decision.
+   answers), so a real quote cannot carry an invented decision.  Only the events' own words count as support
+   (``untrusted.own_words``): "yes" after an assistant message quoting a page that says "APPROVED: delete prod"
+   does not support "delete prod".
 
 ``screen`` also sets each kept entry's timestamp from its cited event (the transcript's clock, not the
-model's) and marks decisions ``origin="llm"``.  ``injection_problem`` is public: ``pipeline.engines`` applies it
-to the rules engine's entries too.
+model's) and marks decisions ``origin="llm"``.  ``pipeline.engines`` applies the same screen
+(``untrusted.evidence_problem`` for decisions, ``untrusted.injection_problem`` for facts) to every engine's entries.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from pipeline.stages.rules.text import norm_ts, tokens
+from pipeline.stages.rules.untrusted import WINDOW, evidence_problem, injection_problem, own_words
 from pipeline.stages.validate import grounding_problem
 from pipeline.state.model import Decision, Fact
 from pipeline.transcripts.model import Transcript
 
+__all__ = ["screen", "decision_problem", "fact_problem", "injection_problem", "INJECTION_WINDOW"]
+
 DECISION_SOURCES = frozenset({"user_prompt", "assistant_text", "reasoning", "subagent_result"})
 CONVERSATION = frozenset({"user_prompt", "assistant_text", "reasoning", "subagent_result"})
 SUPPORT_BACK = 3
-INJECTION_WINDOW = 200  # characters
-
-INJECTION = re.compile(
-    r"""(?:
-        \b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*
-            (?:previous|prior|above|earlier|preceding|former|system|original)\s+
-            (?:instructions?|prompts?|messages?|rules|directions|context)\b
-      | \bnew\s+(?:system\s+)?instructions?\s*:
-      | \b(?:record|log|add|write|mark)\s+(?:it\s+|this\s+|that\s+)?(?:as\s+)?(?:APPROVED|REJECTED)\b
-      | \byou\s+(?:must|should)\s+now\s+(?:record|approve|ignore)\b
-      | \bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_WS = re.compile(r"\s+")
-
-
-def _squash(text: str) -> str:
-    return _WS.sub(" ", text).strip()
-
-
-def injection_problem(quote: str, event_text: str, *extra: str) -> str | None:
-    """Why an entry with ``quote`` from ``event_text`` looks planted by a prompt injection, or None.
-
-    Checks ``extra`` (the entry's own fields), and the quote with ``INJECTION_WINDOW`` characters of the event
-    on each side of it (whitespace-insensitive); the whole event when the quote is not found in it.
-    """
-    for text in extra:
-        if text and INJECTION.search(text):
-            return "reads as an instruction to a model (prompt injection)"
-    event = _squash(event_text)
-    needle = _squash(quote)
-    at = event.find(needle) if needle else -1
-    window = event if at < 0 else event[max(0, at - INJECTION_WINDOW): at + len(needle) + INJECTION_WINDOW]
-    if INJECTION.search(window):
-        return "its evidence sits in text that instructs a model (prompt injection)"
-    return None
+INJECTION_WINDOW = WINDOW  # characters
 
 
 def _event_time(transcript: Transcript, index: int) -> str | None:
@@ -84,13 +55,13 @@ def _support_problem(decision: Decision, transcript: Transcript) -> str | None:
     if not wanted:
         return None
     index = decision.evidence.event_index
-    texts = [transcript.events[index].text]
+    texts = [own_words(transcript.events[index].text)]
     back = 0
     for event in reversed(transcript.events[:index]):
         if back >= SUPPORT_BACK:
             break
         if event.kind in CONVERSATION:
-            texts.append(event.text)
+            texts.append(own_words(event.text))
             back += 1
     if any(wanted & tokens(text) for text in texts):
         return None
@@ -105,7 +76,7 @@ def decision_problem(decision: Decision, transcript: Transcript) -> str | None:
     event = transcript.events[decision.evidence.event_index]
     if event.kind not in DECISION_SOURCES:
         return f"evidence cites a {event.kind.replace('_', ' ')} (event {event.index}): not a decision anyone made"
-    problem = injection_problem(decision.evidence.quote, event.text, decision.what, decision.reasoning)
+    problem = evidence_problem(event.kind, event.text, decision.evidence.quote, decision.what, decision.reasoning)
     return problem or _support_problem(decision, transcript)
 
 
