@@ -229,6 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("duck-tape: interrupted")
         return 1
+    except OSError as exc:  # a bad path or an unusable destination (full disk, read-only...) is exit 2, named
+        from pipeline.errors import is_path_error, path_error_message
+
+        if not is_path_error(exc):
+            _err(f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
+            return 1
+        _err(f"duck-tape: error: {path_error_message(exc)}")
+        return 2
     except Exception as exc:  # unexpected: say what, exit 1
         _err(f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
         return 1

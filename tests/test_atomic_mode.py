@@ -76,8 +76,8 @@ def test_backup_left_by_a_failed_replace_is_as_private_as_the_file(tmp_path, mon
         return real_replace(src, dst)
 
     monkeypatch.setattr(fsutil.os, "replace", failing_replace)
-    assert main(["merge", str(STATE), "--yes"]) == 1
-    assert "No space left on device" in capsys.readouterr().err
+    assert main(["merge", str(STATE), "--yes"]) == 2  # a full disk is an unusable destination (issue 11 part 6)
+    assert "CONTEXT.md: No space left on device" in capsys.readouterr().err
     assert context.read_bytes() == CONTEXT_FIXTURE.read_bytes() and mode_of(context) == 0o600
     assert backup_path(context).read_bytes() == CONTEXT_FIXTURE.read_bytes()
     assert mode_of(backup_path(context)) == 0o600

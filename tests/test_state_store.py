@@ -5,6 +5,7 @@ Rules from DESIGN.md "Agent State file (Tier 2)" and "Resume" step 4.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -209,10 +210,35 @@ def test_write_state_rotates_but_never_evicts_the_file_just_written(tmp_path):
 
 
 def test_rotate_protects_even_when_only_the_protected_file_is_old(tmp_path):
-    touch(tmp_path, "2026-01-01-0001-auto.state.md", "2026-01-01-0002.state.md", "2026-01-01-0003.state.md")
-    removed = rotate(tmp_path, keep=1, protect=tmp_path / "2026-01-01-0001-auto.state.md")
-    assert [p.name for p in removed] == ["2026-01-01-0002.state.md", "2026-01-01-0003.state.md"]
-    assert names(tmp_path) == ["2026-01-01-0001-auto.state.md"]
+    touch(tmp_path, "2026-01-01-0001.state.md", "2026-01-01-0002-auto.state.md", "2026-01-01-0003.state.md")
+    removed = rotate(tmp_path, keep=1, protect=tmp_path / "2026-01-01-0001.state.md")
+    assert [p.name for p in removed] == ["2026-01-01-0002-auto.state.md", "2026-01-01-0003.state.md"]
+    assert names(tmp_path) == ["2026-01-01-0001.state.md"]
+
+
+def test_an_auto_write_never_evicts_manual_or_recovered_files(tmp_path):
+    # issue 11 part 8: a store full of manual and recovered files lost the oldest of them to every auto checkpoint
+    kept = [f"2026-01-01-00{n:02d}.state.md" for n in range(1, 6)]
+    kept += [f"2026-01-01-00{n:02d}-recovered.state.md" for n in range(6, 11)]
+    touch(tmp_path, *kept)
+    first = write_state(tmp_path, "auto\n", stamp="2026-01-01-0011", kind="auto")
+    assert names(tmp_path) == sorted(kept + [first.name])  # one auto over the cap, nothing else lost
+    second = write_state(tmp_path, "auto\n", stamp="2026-01-01-0012", kind="auto")
+    assert names(tmp_path) == sorted(kept + [second.name])  # the older auto made room, not a manual file
+    assert rotate(tmp_path, protect=second) == []
+
+
+def test_a_recovered_write_still_rotates_as_designed(tmp_path):
+    touch(tmp_path, *[f"2026-01-01-00{n:02d}.state.md" for n in range(1, 11)])
+    path = write_state(tmp_path, "recovered\n", stamp="2026-01-01-0011", kind="recovered")
+    assert "2026-01-01-0001.state.md" not in names(tmp_path) and path.exists()
+    assert len(names(tmp_path)) == 10
+
+
+def test_a_manual_write_evicts_the_auto_kept_over_the_cap(tmp_path):
+    touch(tmp_path, *[f"2026-01-01-00{n:02d}.state.md" for n in range(1, 11)], "2026-01-01-0011-auto.state.md")
+    write_state(tmp_path, "manual\n", stamp="2026-01-01-0012", kind="manual")
+    assert names(tmp_path) == [f"2026-01-01-00{n:02d}.state.md" for n in range(2, 11)] + ["2026-01-01-0012.state.md"]
 
 
 def test_rotate_refuses_negative_keep(tmp_path):
@@ -276,3 +302,91 @@ def test_pick_best(tmp_path, files, expected):
 
 def test_pick_best_of_a_missing_store_is_none(tmp_path):
     assert pick_best(tmp_path / ".duck-tape") is None
+
+
+# --- a symlinked store (issue 11 part 8) -------------------------------------------------------------------
+
+
+def test_a_store_that_is_a_symlink_is_never_written_through(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / ".duck-tape"
+    link.symlink_to(elsewhere)
+    with pytest.raises(InputError, match="the state store is a symlink") as caught:
+        write_state(link, "text\n", stamp="2026-01-01-0000", kind="manual")
+    assert str(link) in str(caught.value)
+    with pytest.raises(InputError, match="symlink"):
+        ensure_store(link)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_hooks_and_commands_refuse_a_symlinked_store(tmp_path, monkeypatch, capsys):
+    import io
+    import shutil
+
+    from pipeline.cli import main
+    from pipeline.hooks.checkpoint import hook_main
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / ".duck-tape").symlink_to(elsewhere)
+    shutil.copy(root / "fixtures" / "context" / "medium.md", tmp_path / "CONTEXT.md")
+    out, err = io.StringIO(), io.StringIO()
+    transcript = str(root / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl")
+    assert hook_main(transcript, ".duck-tape", stdin=io.StringIO(""), stdout=out, stderr=err) == 0
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2 and all("the state store is a symlink" in line for line in lines)
+    assert main(["recover", transcript, "--yes", "--mask"]) == 2
+    assert main(["merge", str(root / "fixtures" / "context" / "states" / "2026-03-11-0900.state.md"), "--yes"]) == 2
+    assert "the state store is a symlink" in capsys.readouterr().err
+    assert list(elsewhere.iterdir()) == []
+
+
+# --- stamps in the future (clock skew, issue 11 part 8) ------------------------------------------------------
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def set_mtime(path: Path, when: datetime) -> None:
+    os.utime(path, (when.timestamp(), when.timestamp()))
+
+
+def test_a_future_stamp_ranks_by_its_modification_time(tmp_path):
+    touch(tmp_path, "2027-01-01-0000.state.md", "2026-03-01-1000.state.md", "2026-03-01-1100-auto.state.md")
+    set_mtime(tmp_path / "2027-01-01-0000.state.md", datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc))
+    found = list_states(tmp_path, now=NOW)
+    assert [(s.path.name, s.order) for s in found] == [
+        ("2027-01-01-0000.state.md", "2026-03-01-0900"),
+        ("2026-03-01-1000.state.md", "2026-03-01-1000"),
+        ("2026-03-01-1100-auto.state.md", "2026-03-01-1100"),
+    ]
+    assert found[0].stamp == "2027-01-01-0000"  # the name is kept as it is
+
+
+def test_a_future_stamp_and_mtime_rank_oldest(tmp_path):
+    touch(tmp_path, "2027-01-01-0000.state.md", "2026-03-01-1000.state.md")
+    set_mtime(tmp_path / "2027-01-01-0000.state.md", datetime(2027, 1, 1, 0, 0, tzinfo=timezone.utc))
+    assert [s.path.name for s in list_states(tmp_path, now=NOW)] == ["2027-01-01-0000.state.md", "2026-03-01-1000.state.md"]
+
+
+def test_a_stamp_within_the_tolerance_is_not_skew(tmp_path):
+    touch(tmp_path, "2026-03-01-1204.state.md", "2026-03-01-1100.state.md")
+    set_mtime(tmp_path / "2026-03-01-1204.state.md", datetime(2020, 1, 1, tzinfo=timezone.utc))
+    assert [s.order for s in list_states(tmp_path, now=NOW)] == ["2026-03-01-1100", "2026-03-01-1204"]
+
+
+def test_pick_best_is_not_stuck_on_a_file_from_the_future(tmp_path):
+    # bug: a manual file stamped 2099 stayed "fresh" over every later auto checkpoint, so resume never recovered
+    touch(tmp_path, "2099-01-01-0000.state.md", "2026-01-01-0900-auto.state.md")
+    set_mtime(tmp_path / "2099-01-01-0000.state.md", datetime(2025, 12, 31, tzinfo=timezone.utc))
+    best = pick_best(tmp_path)
+    assert best is not None and best.info.path.name == "2026-01-01-0900-auto.state.md" and not best.use_as_is
+
+
+def test_rotation_evicts_a_file_from_the_future_by_its_real_age(tmp_path):
+    autos = [f"2026-01-01-00{n:02d}-auto.state.md" for n in range(1, 11)]
+    touch(tmp_path, "2099-01-01-0000-auto.state.md", *autos)
+    set_mtime(tmp_path / "2099-01-01-0000-auto.state.md", datetime(2025, 1, 1, tzinfo=timezone.utc))
+    assert [p.name for p in rotate(tmp_path)] == ["2099-01-01-0000-auto.state.md"]

@@ -296,6 +296,13 @@ def replace_quickly(path: Path, data: bytes) -> None:
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)
+    except OSError as exc:  # a full or read-only disk names the file, not nothing (issue 11 part 6)
+        from pipeline.fsutil import named_os_error
+
+        named = named_os_error(exc, path)
+        if named is exc:
+            raise
+        raise named from exc
     finally:
         if tmp.exists():
             tmp.unlink()

@@ -66,14 +66,24 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
     text = report.markdown(scores, notes, names)
     click.echo(text, nl=False)
     if report_path is not None:
-        report_path.write_text(text, encoding="utf-8")
+        _write(report_path, text)
     if json_path is not None:
-        json_path.write_text(json.dumps(report.as_json(scores, notes, names), indent=2) + "\n", encoding="utf-8")
+        _write(json_path, json.dumps(report.as_json(scores, notes, names), indent=2) + "\n")
     missed = [line for s in scores if s.engine in bars for line in thresholds.misses(s, bars[s.engine])]
     if missed:
         for line in missed:
             click.echo(f"duck-tape: threshold missed: {line}", err=True)
         raise ThresholdMissed(f"{len(missed)} threshold(s) missed (evals/thresholds.toml)")
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a report; an unusable destination (a folder, a full or read-only disk) is exit 2 naming ``path``."""
+    from pipeline.errors import input_error_from_os
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise input_error_from_os(exc, str(path), action="cannot write the report") from None
 
 
 COMMANDS = [eval_command]

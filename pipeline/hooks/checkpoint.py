@@ -92,7 +92,7 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
 
     warm_up()  # the secret scanner compiles its rules in Go while this thread imports, reads and distils
     from pipeline.engines import build_state
-    from pipeline.redact import mask
+    from pipeline.redact.gate import redaction_gate
     from pipeline.transcripts import read_transcript
 
     transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
@@ -105,10 +105,12 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     if built.dropped:
         notes.append(f"{PREFIX} dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} "
                      "without evidence (or with evidence in injected instructions)")
-    text, findings = mask(built.text, placeholder=MASK, deep=True)  # a write: the same detector as every state-file write
-    if findings:
-        kinds = sorted({f.type for f in findings})
-        notes.append(f"{PREFIX} masked {len(findings)} potential secret(s) with {MASK} ({', '.join(kinds)})")
+    # a write: the same gate as every state-file write; the source was masked before the rules engine saw it
+    text, report = redaction_gate(built.text, mask=True, path=path, source=built.source)
+    if report:
+        kinds = sorted({line.split(" ")[1] for line in report if line.startswith("Flagged: ")})
+        count = sum(1 for line in report if line.startswith("Flagged: "))
+        notes.append(f"{PREFIX} masked {count} potential secret(s) with {MASK} ({', '.join(kinds)})")
     return text, built.state.stamp, notes
 
 
@@ -131,6 +133,7 @@ def _recordable(path: str | None) -> str | None:
 
 
 def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, transcript: str | None, notes: list[str]) -> Path | None:
+    from pipeline.errors import InputError
     from pipeline.state.marker import Marker, write_marker
 
     when = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -140,7 +143,7 @@ def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, tran
             return write_marker(store, marker)
         except ValueError as exc:  # a path the one-line marker cannot hold: try with fewer fields
             notes.append(f"{PREFIX} marker: {_one_line(exc)}")
-        except OSError as exc:
+        except (OSError, InputError) as exc:  # InputError: the store is a symlink (never written through)
             notes.append(f"{PREFIX} could not write the marker in {store}: {_one_line(exc)}")
             return None
     return None
@@ -181,7 +184,7 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
                 f"{PREFIX} {result.state_path} already exists (a checkpoint in the same minute); kept it, wrote only the marker")
         except (OSError, InputError) as exc:  # InputError: the store is not a usable directory
             target = store / state_filename(stamp, "auto")
-            if target.is_file():  # written, then rotation failed to remove an old file
+            if isinstance(exc, OSError) and _is_file(target):  # written, then rotation failed to remove an old file
                 result.state_path, result.written = target, True
                 result.messages.append(f"{PREFIX} wrote {target} but could not rotate {store}: {_one_line(exc)}")
             else:
@@ -190,6 +193,14 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     cwd = hook.cwd or os.getcwd()
     result.marker_path = _write_marker(store, moment, cwd, latest, _recordable(path), result.messages)
     return result
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()`` that says False for any ``OSError`` (a name too long, an unreadable folder)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _newest_state(store: Path) -> str | None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from pipeline.errors import InputError, StateFileExists
-from pipeline.fsutil import atomic_create_text
+from pipeline.errors import InputError, StateFileExists, input_error_from_os
+from pipeline.fsutil import atomic_create_text, remove_stale_temps
 
 KINDS: tuple[str, ...] = ("manual", "auto", "recovered")
 """State file kinds, as in ``pipeline.state.model.StateKind``."""
@@ -38,6 +39,10 @@ ISO_RE = re.compile(
 
 GITIGNORE_TEXT = "*\n"
 KEEP_DEFAULT = 10
+FUTURE_TOLERANCE = timedelta(minutes=5)
+OLDEST = "0000-00-00-0000"
+"""The rank of a file whose stamp and modification time are both in the future (sorts before every stamp)."""
+"""A stamp later than now + this is clock skew: the file ranks by its modification time instead (``list_states``)."""
 _EVICTION_RANK = {"auto": 0, "recovered": 1, "manual": 2}
 
 
@@ -86,40 +91,87 @@ def state_filename(stamp: str, kind: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class StateFileInfo:
-    """A state file found in the store: its path, UTC stamp (``YYYY-MM-DD-HHMM``) and kind (manual/auto/recovered)."""
+    """A state file found in the store: its path, UTC stamp (``YYYY-MM-DD-HHMM``) and kind (manual/auto/recovered).
+
+    ``rank`` is the stamp it is ordered by (newest, oldest): its own ``stamp``, except for a file stamped in the
+    future (clock skew, ``list_states``).  Empty means "use ``stamp``".
+    """
 
     path: Path
     stamp: str
     kind: str
+    rank: str = ""
+
+    @property
+    def order(self) -> str:
+        """The stamp this file is ranked by (``rank``, else ``stamp``)."""
+        return self.rank or self.stamp
 
 
-def list_states(dir: str | os.PathLike[str]) -> list[StateFileInfo]:
-    """The regular files of ``dir`` named like state files, sorted by (stamp, file name).
+def _skew_rank(entry: os.DirEntry, limit: str) -> str:
+    """The rank of a state file whose stamp is later than ``limit`` (now + ``FUTURE_TOLERANCE``): its modification
+    time as a stamp when that is not in the future too, else ``OLDEST`` (neither its name nor its time can be
+    trusted, so it never outranks a file written with a sane clock)."""
+    try:
+        mtime = entry.stat(follow_symlinks=False).st_mtime
+        moment = make_stamp(datetime.fromtimestamp(mtime, timezone.utc))
+    except (OSError, ValueError, OverflowError):
+        return OLDEST
+    return moment if moment <= limit else OLDEST
+
+
+def list_states(dir: str | os.PathLike[str], *, now: datetime | None = None) -> list[StateFileInfo]:
+    """The regular files of ``dir`` named like state files, sorted by (rank, file name).
 
     Files whose names do not match ``STATE_RE`` (``notes.state.md``, temp files, the marker) are ignored, as are
     directories.  A missing ``dir`` gives ``[]``.  Within one stamp the name order is auto, recovered, manual.
+
+    Clock skew: a stamp later than ``now`` (default: the current UTC time) + ``FUTURE_TOLERANCE`` would rank
+    newest until the clock catches up (chosen by resume/restore over every later file, never rotated out).  Such
+    a file ranks by its modification time instead, or as the oldest when that is in the future too
+    (``StateFileInfo.rank``); its ``stamp`` and name are kept as they are.
     """
     root = Path(dir)
     try:
         entries = list(os.scandir(root))
     except FileNotFoundError:
         return []
+    limit = make_stamp((now or datetime.now(timezone.utc)) + FUTURE_TOLERANCE)
     found = []
     for entry in entries:
         match = STATE_RE.fullmatch(entry.name)
         if match is None or not entry.is_file(follow_symlinks=False):
             continue
-        found.append(StateFileInfo(root / entry.name, match["stamp"], match["kind"] or "manual"))
-    found.sort(key=lambda info: (info.stamp, info.path.name))
+        stamp = match["stamp"]
+        rank = _skew_rank(entry, limit) if stamp > limit else ""
+        found.append(StateFileInfo(root / entry.name, stamp, match["kind"] or "manual", rank))
+    found.sort(key=lambda info: (info.order, info.path.name))
     return found
+
+
+def _refuse_symlink(root: Path) -> None:
+    """Raise ``InputError`` when the store directory ``root`` itself is a symlink: writes would land wherever it
+    points (outside the project), as a transcript symlink is refused for reads."""
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(
+            f"the state store is a symlink (to {os.readlink(root)}); refusing to write through it: "
+            "replace it with a real folder or pass the target with --dir",
+            path=str(root),
+        )
 
 
 def ensure_store(dir: str | os.PathLike[str]) -> Path:
     """Create the store directory (with parents) and its ``.gitignore`` holding ``*`` if missing; return the dir.
 
-    An existing ``.gitignore`` is left as it is (DESIGN.md: "created if missing").  Raises ``OSError``.
+    An existing ``.gitignore`` is left as it is (DESIGN.md: "created if missing").  Raises ``InputError`` when
+    the store is a symlink (never written through), ``OSError`` otherwise.
     """
     root = Path(dir)
+    _refuse_symlink(root)
     root.mkdir(parents=True, exist_ok=True)
     gitignore = root / ".gitignore"
     if not os.path.lexists(gitignore):
@@ -136,13 +188,15 @@ def write_state(
     """Write a new state file ``<dir>/<state_filename(stamp, kind)>`` atomically, then rotate; return its path.
 
     Never overwrites: raises ``InputError`` (exit 2) when the name exists, also when another process creates it
-    at the same moment, and when ``dir`` cannot be created as a directory (a file in the way, no permission).
-    Calls ``ensure_store`` first and ``rotate(dir, keep=keep, protect=<new file>)`` after.
-    Raises ``ValueError`` for a bad stamp or kind, ``OSError`` for other I/O failures.
+    at the same moment, when ``dir`` is a symlink or cannot be created as a directory (a file in the way, no
+    permission, a name too long), and when the file cannot be written (a read-only or full disk...), naming the
+    path.  Calls ``ensure_store`` first and ``rotate(dir, keep=keep, protect=<new file>)`` after; temp files left
+    in the store by killed writers (``fsutil.remove_stale_temps``) are removed on the way.
+    Raises ``ValueError`` for a bad stamp or kind, ``OSError`` when rotation cannot remove a file.
     """
     try:
         root = ensure_store(dir)
-    except (FileExistsError, NotADirectoryError, FileNotFoundError, PermissionError) as exc:
+    except OSError as exc:
         raise InputError(
             f"cannot use it as the state store ({exc.strerror or type(exc).__name__}); expected a writable directory",
             path=str(dir),
@@ -155,6 +209,9 @@ def write_state(
             "state file already exists; not overwriting it (remove or rename it, or run again in a later minute)",
             path=str(path),
         ) from None
+    except OSError as exc:
+        raise input_error_from_os(exc, str(path), action="cannot write the state file") from None
+    remove_stale_temps(root)
     rotate(root, keep=keep, protect=path)
     return path
 
@@ -163,9 +220,12 @@ def rotate(dir: str | os.PathLike[str], *, keep: int = KEEP_DEFAULT, protect: Pa
     """Delete state files until at most ``keep`` remain; return the removed paths in eviction order.
 
     Eviction order (DESIGN.md "Rotation"): every auto file oldest first, then recovered oldest first, then
-    manual oldest first ("oldest" = smallest stamp, compared as strings).  ``protect`` (the file just written)
-    is never removed but still counts toward ``keep``.  Only names matching ``STATE_RE`` count or are removed.
-    A file that vanished meanwhile (another process rotated) is skipped and not reported.
+    manual oldest first ("oldest" = smallest stamp, compared as strings; a stamp in the future ranks as
+    ``list_states`` says).  ``protect`` (the file just written) is never removed but still counts toward ``keep``.
+    When ``protect`` is an auto file, only auto files are evicted: an automatic checkpoint never removes a
+    manual or recovered file to make room for itself, so a store full of those holds one auto file over
+    ``keep`` (the newest) until a manual or recovered write rotates it.  Only names matching ``STATE_RE`` count
+    or are removed.  A file that vanished meanwhile (another process rotated) is skipped and not reported.
     Raises ``ValueError`` for a negative ``keep``, ``OSError`` when a file cannot be removed.
     """
     if keep < 0:
@@ -176,7 +236,10 @@ def rotate(dir: str | os.PathLike[str], *, keep: int = KEEP_DEFAULT, protect: Pa
         return []
     protected = os.path.abspath(protect) if protect is not None else None
     candidates = [s for s in states if os.path.abspath(s.path) != protected]
-    candidates.sort(key=lambda s: (_EVICTION_RANK[s.kind], s.stamp))
+    written = STATE_RE.fullmatch(protect.name) if protect is not None else None
+    if written is not None and written["kind"] == "auto":
+        candidates = [s for s in candidates if s.kind == "auto"]
+    candidates.sort(key=lambda s: (_EVICTION_RANK[s.kind], s.order, s.path.name))
     removed = []
     for info in candidates[:excess]:
         try:
@@ -222,16 +285,18 @@ def pick_best(dir: str | os.PathLike[str]) -> BestState | None:
     ============================================  ===================================  ==========
 
     Stale manual/recovered files are never chosen: the work after them is only in the transcript (and in the
-    low-fidelity auto file), which is why recovery is needed.  Raises ``OSError`` when ``dir`` is unreadable.
+    low-fidelity auto file), which is why recovery is needed.  Stamps are compared as ``list_states`` ranks them
+    (a stamp in the future by clock skew counts as its modification time).  Raises ``OSError`` when ``dir`` is
+    unreadable.
     """
     states = list_states(dir)
     if not states:
         return None
     autos = [s for s in states if s.kind == "auto"]
     newest_auto = autos[-1] if autos else None
-    floor = newest_auto.stamp if newest_auto else ""
+    floor = newest_auto.order if newest_auto else ""
     for kind in ("manual", "recovered"):
-        fresh = [s for s in states if s.kind == kind and s.stamp >= floor]
+        fresh = [s for s in states if s.kind == kind and s.order >= floor]
         if fresh:
             against = f"the newest auto ({newest_auto.path.name})" if newest_auto else "any auto checkpoint"
             return BestState(fresh[-1], True, f"{kind} state file not older than {against}")
