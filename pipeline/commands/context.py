@@ -39,6 +39,11 @@ def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_ru
     from pipeline.context.changelog import format_changelog
     from pipeline.context.preview import unified_diff
 
+    if not dry_run:  # issue 11 part 7: what an interrupted write left (temp file, stale backup) goes, named
+        from pipeline.context.safewrite import tidy
+
+        for line in tidy(context_path):
+            _err(f"duck-tape: {line}")
     outcome = plan_merge(context_path, states, mask=mask or dry_run, names=names)
     for line in outcome.redaction:
         _err(line)

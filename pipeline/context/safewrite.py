@@ -8,6 +8,13 @@ with its ``.gitignore`` (``*``) when missing, so neither the lock nor the backup
 started together both land.  The write keeps the previous text in ``.duck-tape/<name>.bak`` until the new file
 is in place (``pipeline.fsutil.atomic_write_text``: temp file, fsync, rename, the old file's permission bits
 kept), then removes the backup; a crash mid-write leaves the old file intact (and the backup beside it).
+
+Leftovers (issue 11 part 7): the temp file of CONTEXT.md is made inside ``.duck-tape/`` (git-ignored) when that
+folder is on the same file system, so a process killed mid-write leaves nothing in the project root.  The next
+write under the lock (``clean_leftovers``) removes temp files of processes no longer running (in ``.duck-tape/``
+and, from older versions, beside CONTEXT.md) and a stale backup: under the lock no write is in flight, so a
+``.bak`` there is from an interrupted one, and CONTEXT.md itself is whole (the replace is atomic).  ``merge``
+names what it removed on stderr.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.errors import DuckTapeError, InputError
-from pipeline.fsutil import atomic_write_text, existing_mode
+from pipeline.fsutil import atomic_write_text, existing_mode, remove_stale_temps
 
 LOCK_TIMEOUT_SECONDS = 120.0
 STORE = ".duck-tape"
@@ -62,7 +69,13 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
 
     if not path.parent.is_dir():
         raise InputError("its directory does not exist", path=str(path))
-    ensure_store(path.parent / STORE)
+    try:
+        ensure_store(path.parent / STORE)
+    except OSError as exc:
+        from pipeline.errors import input_error_from_os
+
+        raise input_error_from_os(exc, str(path.parent / STORE),
+                                  action="cannot create the store for the lock and backup of " + str(path)) from None
     lock = FileLock(str(lock_path(path)), timeout=timeout)
     try:
         lock.acquire()
@@ -89,15 +102,45 @@ def write_with_backup(path: Path, text: str, before: str | None) -> None:
     mode = existing_mode(path)
     if before is not None:
         atomic_write_text(backup, before, mode=mode)
-    atomic_write_text(path, text, mode=mode)
+    atomic_write_text(path, text, mode=mode, temp_dir=path.parent / STORE)
     if before is not None:
         backup.unlink(missing_ok=True)
+
+
+def clean_leftovers(path: Path) -> list[str]:
+    """Under the lock of ``path`` (the caller holds it): remove what interrupted writes left (module docstring);
+    return one line per removed file, for the user.  Never raises ``OSError`` for a file it cannot remove."""
+    notes = []
+    store = path.parent / STORE
+    for tmp in remove_stale_temps(store) + remove_stale_temps(path.parent, name=path.name):
+        notes.append(f"removed {tmp}, the temporary file of an interrupted write (its process is gone)")
+    backup = backup_path(path)
+    if backup.is_file() and not backup.is_symlink():
+        try:
+            backup.unlink()
+        except OSError as exc:
+            notes.append(f"{backup}: a backup left by an interrupted write; could not remove it ({exc.strerror})")
+        else:
+            notes.append(f"removed {backup}, a backup left by an interrupted write ({path} itself is whole)")
+    return notes
+
+
+def tidy(path: Path) -> list[str]:
+    """Take the lock of ``path`` and ``clean_leftovers``; return its notes.  Without a store yet (or a store
+    that is not a real folder) only the temp files of dead processes beside ``path`` go, and nothing is created."""
+    store = path.parent / STORE
+    if not store.is_dir() or store.is_symlink():
+        return [f"removed {tmp}, the temporary file of an interrupted write (its process is gone)"
+                for tmp in remove_stale_temps(path.parent, name=path.name)]
+    with locked(path):
+        return clean_leftovers(path)
 
 
 def update(path: Path, before: str | None, after: str, replan: Callable[[str | None], str | None]) -> str | None:
     """Under the lock: write ``after`` when ``path`` still holds ``before``; otherwise write ``replan(current)``
     (its None means nothing to write).  Returns the text written, or None when nothing was written."""
     with locked(path):
+        clean_leftovers(path)
         current = read_context(path)
         text = after if current == before else replan(current)
         if text is None or text == current:
