@@ -7,7 +7,8 @@ Calls, all through ``pipeline.llm.call.Session.ask`` (render -> mask -> cache ->
 2. the chunks' findings merged deterministically (``merge``: dedupe, later supersedes earlier), then, when there
    was more than one chunk, ``merge_findings`` lets the model drop paraphrased duplicates and reversed decisions —
    it may only drop entries: anything whose evidence was not in its input is discarded;
-3. every entry screened (``ground.screen``: grounding, source, injection, support);
+3. every entry screened (``ground.screen``: grounding, source, injection, support), each chunk's answer before
+   the merge and the merged result again;
 4. ``weave_state`` -> Approved Workflow and Position, given the user's prompts, the findings, the end of the
    transcript and the rules engine's draft.
 
@@ -161,7 +162,14 @@ def _findings(transcript: Transcript, session: Session, config: Config, rules: D
             if error.abort_run:
                 outcome.aborted = error
             return
-    merged = merge(results)
+    # screened chunk by chunk before the merge: a planted entry must not supersede a real one of the same subject
+    # (the merge keeps the later of two) and then be dropped, taking the real one with it
+    screened: list[ChunkFindings] = []
+    for result in results:
+        decisions, facts, dropped = screen(result.decisions, result.facts, transcript)
+        outcome.dropped.extend(dropped)
+        screened.append(ChunkFindings.model_construct(decisions=decisions, facts=facts))
+    merged = merge(screened)
     if len(chunks) > 1 and (merged.decisions or merged.facts):
         payload = json.dumps(merged.model_dump(mode="json", exclude_none=True), indent=1, ensure_ascii=False)
         context = {"findings": fence(payload, "findings"), "total": len(chunks)}

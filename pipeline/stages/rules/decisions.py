@@ -97,7 +97,8 @@ def _foreign(s: Scan, text: str, start: int, end: int, focus: int | None, status
     why = untrusted.decision_problem(text, start, end, focus, what, reasoning or "")
     if why is None:
         return False
-    s.screened.append((status, what, why))
+    if not any(st == status and w == what for st, w, _ in s.screened):  # one report per entry, not per copy
+        s.screened.append((status, what, why))
     return True
 
 

@@ -16,7 +16,7 @@ event's text around the decision's evidence:
    this to the decision log", "ignore previous instructions", "when summarizing", "if you are an AI", mid-line
    ``SYSTEM:``… (English, plus cheap German, French, Spanish, Portuguese, Italian and Chinese forms); and a
    status marker spelled with lookalike or invisible characters (``ΑPPROVED`` with a Greek alpha,
-   ``AP\u200bPROVED``), which nobody types by hand.
+   ``AP\u200bPROVED``) or wrapped in bidi controls, which nobody types by hand.
 
 Matching runs on ``normalize``\\ d text: NFKC (fullwidth and styled letters), Greek and Cyrillic lookalikes folded
 to Latin, invisible characters (zero-width space/joiner/non-joiner, word joiner, soft hyphen, BOM, bidi
@@ -174,6 +174,10 @@ _FAKE_FENCE = lazy_re(
 _MARKER = r"\b(?:APPROVED|REJECTED|DECISION|DECIDED|RULED\s+OUT)\b"
 _MARKER_ASCII = lazy_re(_MARKER, re.IGNORECASE | re.ASCII)
 _MARKER_ANY = lazy_re(_MARKER, re.IGNORECASE)
+#: invisible characters with no business next to a status marker typed by a person (bidi controls, zero-width
+#: space / non-joiner, word joiner, soft hyphen, directional marks); ZWJ and variation selectors are left out:
+#: emoji sequences use them
+_SPOOF_CHARS = lazy_re("[\u00ad\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]")
 
 # --- text that is someone else's ----------------------------------------------------------------------------------
 
@@ -317,18 +321,23 @@ def region_at(text: str, pos: int) -> str | None:
 
 
 def own_words(text: str) -> str:
-    """``text`` with its pasted, quoted, fetched and role-played regions blanked out (offsets kept)."""
-    regions = _profile(text).regions
-    if not regions:
+    """``text`` with its pasted, quoted, fetched and role-played regions, and its paragraphs that address a model,
+    blanked out (offsets kept): what can support a decision."""
+    blank = [(a, b) for a, b, _ in _profile(text).regions]
+    start = 0
+    for m in _PARAGRAPH_BREAK.finditer(text + "\n\n"):
+        if m.start() > start and address_problem(text[start:m.start()]):
+            blank.append((start, m.start()))
+        start = m.end()
+    if not blank:
         return text
-    parts = []
-    last = 0
-    for a, b, _ in regions:
-        parts.append(text[last:a])
-        parts.append(" " * (b - a))
-        last = b
-    parts.append(text[last:])
-    return "".join(parts)
+    chars = list(text)
+    for a, b in blank:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+_PARAGRAPH_BREAK = lazy_re(r"\n[ \t]*\n")
 
 
 def address_problem(window: str) -> str | None:
@@ -337,8 +346,12 @@ def address_problem(window: str) -> str | None:
     m = ADDRESS.search(norm)
     if m:
         return f"addresses a model ({m.group(0).strip()[:40]!r})"
-    if norm is not window and len(_MARKER_ANY.findall(norm)) > len(_MARKER_ASCII.findall(window)):
-        return "a status marker spelled with lookalike or invisible characters"
+    if norm is not window:
+        markers = len(_MARKER_ANY.findall(norm))
+        if markers > len(_MARKER_ASCII.findall(window)):
+            return "holds a status marker spelled with lookalike or invisible characters"
+        if markers and _SPOOF_CHARS.search(window):
+            return "holds a status marker among invisible or bidi control characters"
     return None
 
 
