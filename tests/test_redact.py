@@ -364,6 +364,9 @@ def test_real_corpus_has_no_false_positives() -> None:
 def test_unquoted_values_in_code_versus_literals() -> None:
     """The documented boundary: identifier-like values are variables unless they carry digits."""
     assert [f.type for f in scan("password: hunter22")] == ["password-assignment"]
-    assert scan("password: mysecretpassword") == []  # reads as a variable name: a known miss
+    # a whole YAML line "password: <word>" is a literal (issue 11); in code the same word is a variable
+    assert [f.type for f in scan("db:\n  password: mysecretpassword\n")] == ["password-assignment"]
+    assert scan("login({ password: mysecretpassword, user })") == []
+    assert scan("  password: hashedPassword") == [] and scan("  password: user_password") == []
     assert [f.type for f in scan("DB_PASSWORD=mysecretpassword")] == ["password-assignment"]
     assert [f.type for f in scan("POSTGRES_PASSWORD: mysecretpassword")] == ["password-assignment"]

@@ -76,7 +76,7 @@ def _assignment(text: str, raw: bytes, kw_start: int, kw_end: int, out: list[tup
     start, end = m.span(group)
     value = text[start:end]
     quoted = group != "v4"
-    if is_placeholder(value) or (quoted and any(c.isspace() for c in value)):
+    if is_placeholder(value) or (quoted and any(c.isspace() for c in value) and not _passphrase(text, kw_start, kw_end, value)):
         return
     i = kw_start
     while i > max(0, kw_start - 80) and text[i - 1] in _NAME_CHARS:
@@ -95,6 +95,25 @@ def _assignment(text: str, raw: bytes, kw_start: int, kw_end: int, out: list[tup
     kind = _type(name.lstrip("-"), text[kw_start:kw_end], value, quoted or is_flag or env_line)
     if kind is not None:
         out.append((start, end, PRIORITY, kind))
+
+
+#: Words of UI labels and messages ("Enter your password", "Password is too short"), never of a pass-phrase.
+_LABEL_WORDS = frozenset(
+    """
+    password passwords passphrase secret token your enter please invalid incorrect wrong required must confirm
+    forgot reset new old current show hide field label placeholder is are be not too short long least characters
+    match matches do does should here type value empty missing expired for of the to
+    """.split()
+)
+
+
+def _passphrase(text: str, kw_start: int, kw_end: int, value: str) -> bool:
+    """A quoted value with spaces after a ``password``/``passphrase``/``secret`` name is a pass-phrase unless it
+    reads as a UI label or a message: at least 12 characters, two or more words, none of ``_LABEL_WORDS``."""
+    if not text[kw_start:kw_end].lower().startswith(("pass", "secret")):
+        return False
+    words = value.lower().split()
+    return len(value) >= 12 and len(words) >= 2 and not any(w.strip(".,:;!?") in _LABEL_WORDS for w in words)
 
 
 def _type(name: str, kw: str, value: str, literal_context: bool) -> str | None:

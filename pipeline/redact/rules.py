@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pipeline.redact.assign import assignments
 from pipeline.redact.lazy import guarded_pattern, lazy_pattern
 from pipeline.redact.pii import emails, phones
+from pipeline.redact.shapes import shaped
 from pipeline.redact.values import has_digit_and_letter, is_placeholder, mixed_alnum
 
 Candidate = tuple[int, int, int, str]
@@ -39,7 +40,7 @@ Check = Callable[[str, re.Match[bytes], str], bool]
 _TOKEN = b"A-Za-z0-9_-"
 _PK_HEADER = rb"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
 _PK_FOOTER = rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
-_NL = rb"(?:\r?\n|\\r?\\n)"  # a line break, or one JSON-escaped inside a JSON string
+_NL = rb"(?:\r?\n|(?:\\r)?\\n)"  # a line break, or one JSON-escaped (``\n`` as two characters) in a JSON string
 #: PEM body: base64 runs (or Proc-Type/DEK-Info header lines) separated by line breaks or spaces
 #: (keys pasted on one line), then the footer when it is there (a tool result may cut the block).
 _PK_BODY = (rb"(?:(?:[ \t]*" + _NL + rb"|[ \t])[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):[^\n\\]*))*"
@@ -188,6 +189,7 @@ def candidates(text: str) -> list[Candidate]:
                 out.append((start, end, priority, kind))
     low = raw.lower()  # ASCII-only lower-casing: offsets unchanged
     assignments(text, raw, low, out)
+    shaped(text, raw, low, out)
     emails(text, raw, out)
     phones(text, raw, low, out)
     return out
