@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the rules path (config None, the checkpoint hook) needs nei
     from pipeline.config import Config
     from pipeline.llm.seam import LLM
     from pipeline.llm.usage import Usage
+    from pipeline.redact.source import SourceMask
 
 #: Sections the llm engine can own, in state file order (``SECTION_NAMES``).
 LLM_SECTIONS: tuple[str, ...] = ("Approved Workflow", "Position", "Decision Log", "Established Facts")
@@ -80,12 +81,16 @@ class EngineRun:
 
 @dataclass(slots=True)
 class BuiltState:
-    """A validated state: ``state``, its exact ``text``, the ``dropped`` entry messages, and the ``run``."""
+    """A validated state: ``state``, its exact ``text``, the ``dropped`` entry messages, and the ``run``.
+
+    ``source``: what masking the transcript found before any engine saw it (``pipeline.redact.source``); the
+    redaction gate (``pipeline.recovery.redaction_gate``) reports its placeholders and masks its values."""
 
     state: AgentState
     text: str
     dropped: list[str]
     run: EngineRun
+    source: "SourceMask | None" = None
 
 
 def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[Distillate, list[str]]:
@@ -216,6 +221,10 @@ def build_state(
     ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``).  Raises ValidationFailed
     (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
     """
+    from pipeline.redact.source import mask_transcript
+
+    # issue 11: mask the source first, render after; every engine, the screening and validate see the masked text
+    transcript, source = mask_transcript(transcript)
     run = distil(transcript, config, llm=llm)
     rules_screened = []
     if run.distillate.engines.get("Decision Log") == "rules":
@@ -228,5 +237,5 @@ def build_state(
     checked = validate.run(state, transcript)
     return BuiltState(state=checked.state, text=checked.text,
                       dropped=[*run.dropped, *rules_screened, *dropped, *checked.dropped],
-                      run=run)
+                      run=run, source=source)
 

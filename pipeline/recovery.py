@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from pipeline.config import Config
-from pipeline.errors import RedactionRefused
+from pipeline.redact.gate import MASK, redaction_gate, section_of_line  # noqa: F401  (re-exported: callers import them from here)
 from pipeline.state.model import AgentState
 from pipeline.transcripts import read_transcript
 from pipeline.transcripts.model import Transcript
@@ -21,8 +21,6 @@ from pipeline.transcripts.safety import RECOVER_MAX_BYTES
 if TYPE_CHECKING:
     from pipeline.engines import EngineRun
     from pipeline.llm.seam import LLM
-
-MASK = "<REDACTED>"
 
 
 @dataclass(slots=True)
@@ -36,45 +34,6 @@ class Recovery:
     redaction: list[str] = field(default_factory=list)  # report lines when secrets were masked
     notes: list[str] = field(default_factory=list)  # engine lines for stderr (fallbacks, llm usage summary)
     run: "EngineRun | None" = None  # how the sections were made (engine per section, fallbacks, usage)
-
-
-def section_of_line(text: str, line: int) -> str:
-    """Name of the ``## `` section that holds 1-based ``line`` of a markdown file ("Header" above the first)."""
-    section = "Header"
-    for number, row in enumerate(text.splitlines(), 1):
-        if number > line:
-            break
-        if row.startswith("## "):
-            section = row[3:].strip()
-    return section
-
-
-def redaction_gate(text: str, *, mask: bool, path: str | None = None) -> tuple[str, list[str]]:
-    """Scan ``text`` about to be written; DESIGN.md "Redaction".
-
-    Returns ``(text, [])`` when clean.  With secrets: raises RedactionRefused (exit 3) carrying the report
-    (``Redaction: detected <N> potential secret(s) in <section>.`` / ``Flagged: <type> at line <N>: <4 chars>...``)
-    unless ``mask`` is set, in which case it returns the text with ``<REDACTED>`` in place and the report.
-    """
-    from pipeline.redact import mask as mask_text
-    from pipeline.redact import report_lines
-
-    masked, findings = mask_text(text, placeholder=MASK, deep=True)  # one deep scan serves report and mask
-    if not findings:
-        return text, []
-    by_section: dict[str, list] = {}
-    for finding in findings:
-        by_section.setdefault(section_of_line(text, finding.line), []).append(finding)
-    report: list[str] = []
-    for section, items in by_section.items():
-        report.extend(report_lines(items, section))
-    if not mask:
-        raise RedactionRefused(
-            f"refusing to write: {len(findings)} potential secret(s) found; pass --mask to write {MASK} in their place",
-            report,
-            path=path,
-        )
-    return masked, report
 
 
 def recover(
@@ -106,6 +65,6 @@ def recover(
     transcript = read_transcript(path, max_bytes=max_bytes)
     moment = now or datetime.now(timezone.utc)
     built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger)
-    text, report = redaction_gate(built.text, mask=mask, path=path)
+    text, report = redaction_gate(built.text, mask=mask, path=path, source=built.source)
     return Recovery(transcript=transcript, state=built.state, text=text, dropped=built.dropped, redaction=report,
                     notes=list(built.run.notes), run=built.run)

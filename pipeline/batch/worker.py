@@ -114,7 +114,17 @@ def run_job(job: Job) -> dict:
         record["errors"] = [f"unexpected {type(exc).__name__}: {_line(exc)}"]
         record["cacheable"] = False
     record["seconds"] = round(time.perf_counter() - started, 4)
+    _mask_messages(record)
     return record
+
+
+def _mask_messages(record: dict) -> None:
+    """Errors and notes pass the same mask as every printed or written text (issue 11): they reach the batch
+    report, its JSON, the cache and stderr."""
+    from pipeline.redact import safe
+
+    for name in ("errors", "notes"):
+        record[name] = [safe(line) if isinstance(line, str) else line for line in record[name]]
 
 
 def _run(job: Job, record: dict) -> None:
@@ -161,7 +171,7 @@ def _run(job: Job, record: dict) -> None:
         record["cost"] = run.usage.cost
         if run.usage.failed:
             record["cacheable"] = False  # a failed llm call may succeed next time
-    text, report = redaction_gate(built.text, mask=job.mask, path=job.path)
+    text, report = redaction_gate(built.text, mask=job.mask, path=job.path, source=built.source)
     if report:
         record["redacted"] = sum(1 for line in report if line.startswith("Flagged:"))
         record["notes"].append(f"masked {record['redacted']} potential secret(s) with <REDACTED>")

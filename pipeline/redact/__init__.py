@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from pipeline.redact.rules import candidates
 
-__all__ = ["Finding", "scan", "mask", "report_lines"]
+__all__ = ["Finding", "scan", "mask", "apply", "report_lines", "safe"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,7 @@ class Finding:
     preview: str
 
 
-def scan(text: str, *, deep: bool = False) -> list[Finding]:
+def scan(text: str, *, deep: bool = False, known: "dict[str, str] | None" = None) -> list[Finding]:
     """Find potential secrets and PII in ``text`` (DESIGN.md "Redaction").
 
     Returns findings sorted by ``start``, non-overlapping: hits that overlap are merged into one span
@@ -82,10 +82,23 @@ def scan(text: str, *, deep: bool = False) -> list[Finding]:
     on an overlap the project finding stands as it is (span and type) and the library hit is dropped.
     Without the library (missing or failing) it returns the project rules' findings, after one stderr
     line per process.  ``deep=False`` never imports the library.
+
+    ``known``: values already known to be secret (value -> type, ``known.secret_values``): every occurrence
+    of one in ``text`` is a finding too, whatever surrounds it (issue 11: a value found once is masked
+    everywhere).
     """
     raw = candidates(text)
     if deep:
         raw.extend(_library_hits(text, raw))
+    if known:
+        from pipeline.redact.known import known_candidates
+
+        raw.extend(known_candidates(text, known))
+    return merged_findings(text, raw)
+
+
+def merged_findings(text: str, raw: list) -> list[Finding]:
+    """Raw candidates ``(start, end, priority, type)`` of ``text`` -> sorted, non-overlapping findings."""
     if not raw:
         return []
     raw.sort()
@@ -131,18 +144,24 @@ def _library_hits(text: str, project: list[tuple[int, int, int, str]]) -> list[t
     return kept
 
 
-def mask(text: str, placeholder: str = "<REDACTED>", *, deep: bool = False) -> tuple[str, list[Finding]]:
+def mask(text: str, placeholder: str = "<REDACTED>", *, deep: bool = False, known: "dict[str, str] | None" = None
+         ) -> tuple[str, list[Finding]]:
     """Replace every finding's value in ``text`` with ``placeholder``.
 
     Returns ``(masked_text, findings)``; the findings' offsets refer to the original ``text``.  Text
     without findings is returned unchanged (the same string).  ``extract-raw`` passes
     ``placeholder="[REDACTED]"``; state files use the default ``<REDACTED>`` (DESIGN.md "Redaction",
     "Raw material").  Masking masked text finds nothing new: both placeholders are never flagged.
-    ``deep`` as in ``scan``.
+    ``deep`` and ``known`` as in ``scan``.
     """
-    findings = scan(text, deep=deep)
+    findings = scan(text, deep=deep, known=known)
     if not findings:
         return text, findings
+    return apply(text, findings, placeholder), findings
+
+
+def apply(text: str, findings: list[Finding], placeholder: str = "<REDACTED>") -> str:
+    """``text`` with each of ``findings`` (sorted, non-overlapping: ``scan``'s) replaced by ``placeholder``."""
     parts: list[str] = []
     pos = 0
     for f in findings:
@@ -150,7 +169,7 @@ def mask(text: str, placeholder: str = "<REDACTED>", *, deep: bool = False) -> t
         parts.append(placeholder)
         pos = f.end
     parts.append(text[pos:])
-    return "".join(parts), findings
+    return "".join(parts)
 
 
 def report_lines(findings: list[Finding], section: str) -> list[str]:
@@ -165,3 +184,12 @@ def report_lines(findings: list[Finding], section: str) -> list[str]:
     lines = [f"Redaction: detected {len(findings)} potential secret(s) in {section}."]
     lines.extend(f"Flagged: {f.type} at line {f.line}: {f.preview}..." for f in findings)
     return lines
+
+
+def safe(text: str, placeholder: str = "<REDACTED>") -> str:
+    """``text`` as any command may print or write it: every finding of the deep scan (project rules and the
+    scanner library, ``scan(deep=True)``) replaced by ``placeholder`` (issue 11: stdout, stderr, reports,
+    JSON, caches, the restore handoff all pass this one mask).  Text without findings comes back unchanged."""
+    if not text:
+        return text
+    return mask(text, placeholder, deep=True)[0]
