@@ -19,7 +19,18 @@ DEFAULT_DIR = ".duck-tape"
 
 
 def _err(line: str) -> None:
-    click.echo(line, err=True)
+    """One line on stderr, masked like every text a command prints (issue 11)."""
+    from pipeline.redact import safe
+
+    click.echo(safe(line), err=True)
+
+
+def _out(text: str, *, nl: bool = True) -> None:
+    """``text`` on stdout, masked like every text a command prints (issue 11: resume's report goes into the
+    agent's context, i.e. to the model).  A state text that passed the redaction gate comes out unchanged."""
+    from pipeline.redact import safe
+
+    click.echo(safe(text), nl=nl)
 
 
 def _confirm_write(target: str, *, yes: bool) -> None:
@@ -102,12 +113,12 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         for line in result.redaction:
             _err(line)
         _err("duck-tape: secrets masked with <REDACTED>" if mask else "duck-tape: preview masks secrets; writing needs --mask")
-    click.echo(result.text, nl=False)
+    _out(result.text, nl=False)
     if not dry_run:
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
-        click.echo(str(written))
+        _out(str(written))
     elif not merge_context:
         _err("duck-tape: dry run: nothing was written")
     if merge_context:
@@ -152,7 +163,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
     found = resume_mod.plan(directory, session_start=session_start)
     for line in found.messages:
-        click.echo(line)
+        _out(line)
     if found.stop:
         return
     state = found.state
@@ -168,26 +179,26 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
             _err(f"duck-tape: validate: {line}")
         for line in result.redaction:
             _err(line)
-        click.echo(result.text, nl=False)
+        _out(result.text, nl=False)
         state = result.state
         if not dry_run:
             target = directory / state_filename(result.state.stamp, "recovered")
             _confirm_write(str(target), yes=yes)
             written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
-            click.echo(f"Wrote {written}")
+            _out(f"Wrote {written}")
     context_lines = None
     if context_path.is_file():
         context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
                                                      path=str(context_path))
     assert found.marker is not None and state is not None
-    click.echo(resume_mod.report(state, found.marker, context_lines, str(context_path)))
+    _out(resume_mod.report(state, found.marker, context_lines, str(context_path)))
     if reconcile:  # issue 7: read-only; the workspace is the store's parent folder
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
         workspace = directory.resolve().parent
-        click.echo(f"Reconciliation with {workspace} (read-only):")
+        _out(f"Reconciliation with {workspace} (read-only):")
         since = found.marker.time if found.recover_from else None  # a state recovered now: commits since compaction
-        click.echo("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
+        _out("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.

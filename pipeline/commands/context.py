@@ -26,7 +26,15 @@ _context_option = click.option(
 
 
 def _err(line: str) -> None:
-    click.echo(line, err=True)
+    _echo(line, err=True)
+
+
+def _echo(text: str, *, nl: bool = True, err: bool = False) -> None:
+    """Print ``text`` masked like every text a command prints (issue 11): the diff shows CONTEXT.md as it was,
+    with whatever was written into it by hand."""
+    from pipeline.redact import safe
+
+    click.echo(safe(text), nl=nl, err=err)
 
 
 def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_run: bool, mask: bool,
@@ -50,16 +58,16 @@ def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_ru
     if outcome.redaction and not mask:
         _err("duck-tape: preview masks secrets; writing needs --mask")
     if not outcome.changed:
-        click.echo(format_changelog(outcome.changelog))
+        _echo(format_changelog(outcome.changelog))
         return
-    click.echo(unified_diff(outcome.before, outcome.after, context_path.name), nl=False)
+    _echo(unified_diff(outcome.before, outcome.after, context_path.name), nl=False)
     if dry_run:
-        click.echo(format_changelog(outcome.changelog))
+        _echo(format_changelog(outcome.changelog))
         _err(f"duck-tape: dry run: nothing was written to {context_path}")
         return
     confirm_write(str(context_path), yes=yes)
     apply_merge(context_path, outcome)
-    click.echo(format_changelog(outcome.changelog))
+    _echo(format_changelog(outcome.changelog))
 
 
 def _commit(context_path: Path, before: str, after: str, replan: Callable[[str | None], str | None], *, yes: bool,
@@ -70,14 +78,14 @@ def _commit(context_path: Path, before: str, after: str, replan: Callable[[str |
     from pipeline.context.preview import unified_diff
     from pipeline.context.safewrite import update
 
-    click.echo(unified_diff(before, after, context_path.name), nl=False)
+    _echo(unified_diff(before, after, context_path.name), nl=False)
     if dry_run:
-        click.echo(format_changelog(lines))
+        _echo(format_changelog(lines))
         _err(f"duck-tape: dry run: nothing was written to {context_path}")
         return
     confirm_write(str(context_path), yes=yes)
     update(context_path, before, after, replan)
-    click.echo(format_changelog(lines))
+    _echo(format_changelog(lines))
 
 
 def _require(context_path: Path) -> str:
@@ -144,11 +152,11 @@ def migrate(context_path: Path, yes: bool, dry_run: bool) -> None:
     before = _require(context_path)
     now = datetime.now(timezone.utc)
     outcome = plan_migrate(before, path=str(context_path), now=now)
-    click.echo("Migration:")
+    _echo("Migration:")
     for line in outcome.report:
-        click.echo(line)
+        _echo(line)
     if not outcome.changed:
-        click.echo(format_changelog(outcome.changelog))
+        _echo(format_changelog(outcome.changelog))
         return
     gate(outcome.after, mask_secrets=False, path=str(context_path))
 
@@ -177,9 +185,9 @@ def prune(context_path: Path, list_only: bool, drops: tuple[str, ...], yes: bool
     if list_only or not drops:
         notes = list_notes(before, path=str(context_path))
         for note in notes:
-            click.echo(f"{note.stamp}  ({note.lines} line{'s' if note.lines != 1 else ''})  {note.first}")
+            _echo(f"{note.stamp}  ({note.lines} line{'s' if note.lines != 1 else ''})  {note.first}")
         if not notes:
-            click.echo("No Notes blocks.")
+            _echo("No Notes blocks.")
         return
     after, lines = plan_prune(before, list(drops), path=str(context_path))
 

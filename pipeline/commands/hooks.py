@@ -70,13 +70,15 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
 
     command = parse_hook_command(hook_command, Path(root))
     plan = plan_install(harness, Path(root), project=project, command=command, restore=restore)
+    from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
+
     click.echo(f"# {plan.path}")
-    click.echo(plan.snippet, nl=not plan.snippet.endswith("\n"))
+    click.echo(safe(plan.snippet), nl=not plan.snippet.endswith("\n"))
     if not plan.changed:
         click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
         return
     diff = plan.diff()
-    click.echo(diff, nl=not diff.endswith("\n"))
+    click.echo(safe(diff), nl=not diff.endswith("\n"))
     for note in command_notes(command, Path(root), harness):
         click.echo(f"note: {note}", err=True)
     if not write:

@@ -33,7 +33,11 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
     Raises ``InputError`` for a corrupt marker or state file, ``OSError`` for unreadable ones, ``ValueError``
     for a bad budget or format; ``restore_main`` turns them into one stderr line.
     """
+    from pipeline.redact.library import warm_up
+
+    warm_up()  # the handoff passes the deep mask (issue 11); the scanner compiles its rules while this reads
     from pipeline.errors import InputError
+    from pipeline.redact import safe
     from pipeline.restore.handoff import build_handoff
     from pipeline.state.marker import read_marker
     from pipeline.state.sections import read_sections
@@ -50,14 +54,20 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
         data = handle.read(MAX_STATE_BYTES + 1)
     if len(data) > MAX_STATE_BYTES:
         raise InputError(f"state file is over {MAX_STATE_BYTES} bytes; not restoring it", path=str(path))
-    doc = read_sections(data.decode("utf-8", "replace"), path=str(path))
+    # issue 11: the handoff goes into the agent's context, i.e. to the model: the state file (a manual one is
+    # written by the agent, unmasked) and the reconciliation (commit subjects, file names) are masked before the
+    # handoff is fitted to its budget, and the fitted text once more
+    doc = read_sections(safe(data.decode("utf-8", "replace")), path=str(path))
     drift = None
     if reconcile:
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
-        drift = run_reconcile(doc, os.path.dirname(os.path.abspath(directory)))
+        drift = [safe(line) for line in run_reconcile(doc, os.path.dirname(os.path.abspath(directory)))]
     handoff = build_handoff(doc, source=str(path), budget=budget, fmt=fmt, drift=drift, compaction=marker.time)
-    return handoff.output, None
+    output = handoff.output
+    text = output.decode("utf-8", "replace")
+    masked = safe(text)
+    return (output if masked is text else masked.encode("utf-8")), None
 
 
 def restore_main(directory: str | None = None, budget: int | None = None, fmt: str = "plain", *,

@@ -14,8 +14,10 @@ Output, sections in this order, items numbered ``N. <ISO-8601>: <text>``::
     ## Failed Tool Results
     ## Session Metadata                      (``- Start:``, ``- Cwd:``, ``- Branch:``)
 
-Pure: no I/O, no pydantic (this runs on the hook path).  Masking happens in ``render`` through
-``pipeline.redact`` with the ``[REDACTED]`` placeholder.
+Pure: no I/O, no pydantic (this runs on the hook path).  Masking: ``extract_raw_text`` masks the transcript
+before anything is cut (``pipeline.redact.source``: project rules and the scanner library, every value found
+anywhere masked everywhere), and ``render`` passes the rendered text through the same deep scan, both with the
+``[REDACTED]`` placeholder.
 """
 
 from __future__ import annotations
@@ -159,7 +161,7 @@ def render(raw: RawMaterial, *, placeholder: str = "[REDACTED]") -> str:
         ["## Session Metadata", f"- Start: {raw.start}", f"- Cwd: {raw.cwd}", f"- Branch: {raw.branch}"],
     ]
     text = "\n\n".join("\n".join(block) for block in blocks) + "\n"
-    masked, _ = mask(text, placeholder=placeholder)
+    masked, _ = mask(text, placeholder=placeholder, deep=True)  # the same detector as every other output
     return masked
 
 
@@ -179,8 +181,15 @@ def extract_raw_text(path: str, *, max_bytes: int | None = None) -> str:
         from pipeline.transcripts import read_transcript
         from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
+        from pipeline.redact.library import warm_up
+        from pipeline.redact.source import mask_transcript
+
+        warm_up()  # the secret scanner compiles its rules while this thread reads the transcript
         limit = max_bytes or max_bytes_from_env(HOOK_MAX_BYTES)
-        return render(run(read_transcript(path, max_bytes=limit)))
+        # issue 11: mask the source first (every value found anywhere masked everywhere), then cut items to
+        # ITEM_CAP and render: a cut right after "user:password@" or inside a token must not keep its secret
+        transcript, _ = mask_transcript(read_transcript(path, max_bytes=limit), placeholder="[REDACTED]")
+        return render(run(transcript))
     except DuckTapeError as exc:
         return render_unavailable(str(exc))
     except Exception as exc:  # hooks must never fail: report and exit 0

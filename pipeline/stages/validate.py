@@ -47,7 +47,7 @@ def shown(text: str, limit: int = 80) -> str:
     """``text`` for a message on stderr: secrets masked first (``<REDACTED>``), then cut to ``limit`` characters."""
     from pipeline.redact import mask
 
-    return repr(mask(text, placeholder="<REDACTED>")[0][:limit])
+    return repr(mask(text, placeholder="<REDACTED>", deep=True)[0][:limit])
 
 
 def grounding_problem(evidence: Evidence | None, transcript: Transcript) -> str | None:
