@@ -29,13 +29,16 @@ numbers, paths, identifiers) only the most informative is kept, preferring the o
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import factprune, tools
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, local_spans, norm_key, quote, similar, span_index_at, strip_markup, tokens
+from pipeline.stages.rules.text import (
+    SimilarIndex, clip, local_spans, norm_key, quote, span_index_at, strip_markup, tokens,
+)
 from pipeline.state.model import Decision, Evidence, Fact
 
 MAX_FACTS = 25
@@ -239,16 +242,26 @@ def _after_error(s: Scan) -> set[int]:
     return out
 
 
-def _dedupe(cands: list[_Cand], kept: list[_Cand]) -> list[_Cand]:
-    out = []
-    for c in cands:
-        if not c.key:
-            continue
-        if any(c.key == k.key or similar(c.toks, k.toks, jaccard=0.7, contain=0.85) for k in kept):
-            continue
-        kept.append(c)
-        out.append(c)
-    return out
+class _Kept:
+    """The candidates kept so far: their keys and a ``SimilarIndex`` of their token sets (a near duplicate of any of
+    them is dropped, as a loop over all of them would; the index keeps that near linear on a long session)."""
+
+    __slots__ = ("keys", "toks")
+
+    def __init__(self, cands: Sequence[_Cand]) -> None:
+        df = Counter(t for c in cands for t in c.toks)
+        self.keys: set[str] = set()
+        self.toks = SimilarIndex(jaccard=0.7, contain=0.85, rank=df)
+
+    def dedupe(self, cands: list[_Cand]) -> list[_Cand]:
+        out = []
+        for c in cands:
+            if not c.key or c.key in self.keys or self.toks.has_similar(c.toks):
+                continue
+            self.keys.add(c.key)
+            self.toks.add(c.toks)
+            out.append(c)
+        return out
 
 
 def _select(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> list[_Cand]:
@@ -343,12 +356,12 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
         seen_texts.add(text)
         for c in _assistant(s, i, i in errs):
             raw[c.kind].append(c)
-    kept: list[_Cand] = []
-    by_kind = {k: _dedupe(raw[k], kept) for k in KIND_ORDER}
     summary: list[_Cand] = []
     for i in s.compactions:
         summary.extend(c for c in _assistant(s, i, False) if c.kind in ("root_cause", "quirk"))
-    extra = _dedupe(summary, kept)
+    kept = _Kept([c for k in KIND_ORDER for c in raw[k]] + summary)
+    by_kind = {k: kept.dedupe(raw[k]) for k in KIND_ORDER}
+    extra = kept.dedupe(summary)
     by_kind, extra = _collapse(by_kind, extra)
     out = []
     for c in _select(by_kind, extra):
