@@ -9,8 +9,9 @@ shape of the text, not its language:
   stack frames (``at f (file:1:2)``, ``File "x.py", line 3``), ``path:line:col`` locations, or a line that is
   mostly not letters; two or more in a row (or one with a status glyph) are a paste;
 * **fenced code** blocks;
-* **templates**: placeholders (``$ARGUMENTS``, ``{{name}}``, ``[ALL_CAPS]``) or three or more markdown headings in a
-  long text (people do not type headed documents into a prompt; harnesses expand them).
+* **templates and pasted documents**: placeholders (``$ARGUMENTS``, ``{{name}}``, ``[ALL_CAPS]``), or a long text
+  that opens with a markdown heading or holds three or more (people do not type headed documents into a
+  prompt; harnesses expand them, users paste them).
 
 Pure functions of the text; module-level patterns compile on first use (``pipeline.lazyre``).
 """
@@ -51,6 +52,7 @@ _HARD_ERROR = lazy_re(
 _LETTER = lazy_re(r"[^\W\d_]", re.UNICODE)
 
 TEMPLATE_MIN_CHARS = 600  # a headed text shorter than this is typed, not expanded
+DOCUMENT_MIN_CHARS = 200  # a markdown heading followed by this much text, after the user's words, opens a paste
 
 
 def is_log_line(line: str) -> bool:
@@ -65,14 +67,19 @@ def is_log_line(line: str) -> bool:
 
 
 def is_template(text: str) -> bool:
-    """Whether ``text`` is an expanded command/skill template rather than the user's own prompt."""
+    """Whether ``text`` is an expanded command/skill template or a pasted document rather than the user's own
+    prompt: a placeholder, a text of ``2 * DOCUMENT_MIN_CHARS`` that opens with a markdown heading, or one of
+    ``TEMPLATE_MIN_CHARS`` that holds three or more headings."""
     if _PLACEHOLDER.search(text):
+        return True
+    if len(text) >= 2 * DOCUMENT_MIN_CHARS and _HEADING.match(text.lstrip()):
         return True
     return len(text) >= TEMPLATE_MIN_CHARS and len(_HEADING.findall(text)) >= 3
 
 
 def own_words(text: str) -> str:
-    """``text`` without its pasted parts: fenced code, runs of log-like lines and a template's body.
+    """``text`` without its pasted parts: fenced code, runs of log-like lines, a template's body, and a pasted
+    document (a markdown heading after the first line followed by ``DOCUMENT_MIN_CHARS`` of text, to the end).
 
     Returns the remaining lines joined with newlines (may be ""). A template returns "" whole: its author is
     the harness, not the user."""
@@ -83,6 +90,8 @@ def own_words(text: str) -> str:
     in_code = False
     n = len(lines)
     for i, line in enumerate(lines):
+        if i and not in_code and _HEADING.match(line) and sum(map(len, lines[i:])) >= DOCUMENT_MIN_CHARS:
+            break  # a pasted document after the user's words: the rest is not theirs
         if _FENCE.match(line):
             in_code = not in_code
             continue
@@ -121,10 +130,11 @@ def is_paste(text: str) -> bool:
 
 
 def lead_words(text: str) -> str:
-    """The user's own lines before the first log-like line of a paste ("" when they hold under 3 words)."""
+    """The user's own lines before the first log-like line, code fence or heading of a paste ("" when they
+    hold under 3 words)."""
     out: list[str] = []
-    for line in text.strip().splitlines():
-        if is_log_line(line) or _FENCE.match(line):
+    for i, line in enumerate(text.strip().splitlines()):
+        if is_log_line(line) or _FENCE.match(line) or (i and _HEADING.match(line)):
             break
         out.append(line)
     lead = "\n".join(out).strip()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import paste
+from pipeline.stages.rules import paste, untrusted
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, clip_block, one_line, strip_markup
 
@@ -101,6 +101,7 @@ _GREETING = lazy_re(
     r"buenos días|你好|您好|안녕|안녕하세요|こんにちは|おはよう)\W*$",
     re.IGNORECASE,
 )
+_MARKER = lazy_re(r"^\W*(?:APPROVED|REJECTED|DECISION|DECIDED)\W*:", re.IGNORECASE)
 _CJK = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 FIRST_PROMPT_LIMIT = 1200  # characters
@@ -136,13 +137,19 @@ def is_redirection(text: str) -> bool:
 
 
 def task_text(text: str) -> str:
-    """The user's own words of a prompt ("" for a template or a paste with no error line; ``Pasted output:
-    <error line>`` for a pasted log)."""
-    if paste.is_template(text):
+    """The user's own words of a prompt: "" for a template, a pasted document or an explicit decision line
+    (``APPROVED: …``, which the Decision Log takes); pasted, quoted and fetched blocks and paragraphs that address
+    a model cut away (``untrusted.own_words``); ``Pasted output: <error line>`` for a pasted log."""
+    if paste.is_template(text) or _MARKER.match(text):
         return ""
+    screened = untrusted.own_words(text)
+    if screened is not text:  # pasted, quoted or fetched blocks, and paragraphs addressing a model, blanked
+        text = "\n".join(ln for ln in screened.splitlines() if ln.strip())
+        if not text:
+            return ""
     if paste.is_paste(text):
-        err = paste.error_line(text)
         lead = paste.lead_words(text)
+        err = paste.error_line(text[len(lead):] if lead and text.startswith(lead) else text)
         pasted = f"Pasted output: {err}" if err else ""
         return " ".join(x for x in (lead, pasted) if x)
     return paste.own_words(text) or text.strip()
