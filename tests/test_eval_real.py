@@ -157,3 +157,22 @@ def test_rules_engine_meets_the_real_suite_ratchet():
     assert thresholds.misses(score, bar) == [], failing
     # no state file grows past 8 KB on any corpus transcript (issue 12 "Bars")
     assert max(c.state_bytes for c in score.cases) <= 8192, {c.case: c.state_bytes for c in score.cases}
+
+
+def test_eval_report_is_masked(tmp_path, capsys):
+    """A failing probe's terms and checked entries may hold a planted secret: the printed report is masked."""
+    from pipeline.cli import main
+
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    transcript = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
+    suite = tmp_path / "s.yaml"
+    suite.write_text(
+        "name: t\nversion: 1\ncases:\n  - id: c\n    harness: claude-code\n    failure_mode: x\n"
+        f"    transcript: {transcript}\n    probes:\n      - {{id: p, kind: fact, terms: ['{secret}']}}\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "r.md"
+    main(["eval", "--suite", str(suite), "--engine", "baseline", "--report", str(report)])
+    out = capsys.readouterr().out
+    assert secret not in out and secret not in report.read_text(encoding="utf-8")
+    assert "<REDACTED>" in out

@@ -63,12 +63,16 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
     bars = thresholds.load(thresholds_path or thresholds.DEFAULT, suite=names.pop() if len(names) == 1 else None)
     scores = runner.run(loaded, chosen)
     names = [s.name for s in loaded]
-    text = report.markdown(scores, notes, names)
+    from pipeline.redact import safe
+
+    # every printed or written text passes the one mask: a failing probe shows the entries it was checked
+    # against, and a probe's terms may be a planted secret
+    text = safe(report.markdown(scores, notes, names))
     click.echo(text, nl=False)
     if report_path is not None:
         _write(report_path, text)
     if json_path is not None:
-        _write(json_path, json.dumps(report.as_json(scores, notes, names), indent=2) + "\n")
+        _write(json_path, safe(json.dumps(report.as_json(scores, notes, names), indent=2) + "\n"))
     missed = [line for s in scores if s.engine in bars for line in thresholds.misses(s, bars[s.engine])]
     if missed:
         for line in missed:
