@@ -63,3 +63,89 @@ def generate(path: str, target_bytes: int, seed: int = 7) -> int:
             written += len(data)
             n += 1
     return n
+
+
+# Prose-heavy shapes (issue 11 part 4): a 4.9 MB transcript of long user prompts took 51 s to checkpoint.  The
+# sentences are ordinary working prose (requirements, context, a question now and then), not decision phrasings,
+# drawn at random so no two prompts are the same text.
+_SUBJECTS = ["the checkout service", "our billing team", "the nightly export", "the mobile client", "this module",
+             "the staging cluster", "the old importer", "the search index", "the onboarding flow", "the cache layer"]
+_VERBS = ["depends on", "talks to", "was written before", "is slower than", "replaced", "still reads from",
+          "sends events to", "shares a schema with", "is owned by the same people as", "was migrated after"]
+_OBJECTS = ["the payments gateway", "a legacy Postgres table", "the reporting dashboard", "an S3 bucket in eu-west-1",
+            "the customer profile API", "a cron job on the bastion host", "the feature flag service",
+            "the analytics pipeline", "a vendored copy of the SDK", "the warehouse loader"]
+_TAILS = ["and nobody has touched it in a while", "which is why the numbers drift at month end",
+          "as far as I remember", "according to the wiki page", "but the docs are out of date",
+          "so keep that in mind when you read the code", "and the tests around it are thin",
+          "which surprised me the first time", "at least in production", "though I may be wrong about the details"]
+_QUESTIONS = ["Can you look into how that works?", "Does that match what you see in the repository?",
+              "What would you check first?", "Is there a simpler way to do this?"]
+
+
+_RULES = ["we must keep", "please don't change", "never rename", "always log", "only touch", "make sure to test",
+          "avoid rewriting", "at most two people review"]
+_WORDS = ("invoice ledger tenant quota webhook cursor shard replica token session badge coupon voucher parcel "
+          "courier depot carrier manifest refund chargeback payout settlement merchant storefront basket wishlist "
+          "catalogue variant bundle pricing discount loyalty referral campaign newsletter segment cohort funnel "
+          "retention churn forecast budget ledger audit compliance consent retention archive snapshot backup "
+          "failover region latency throughput backlog queue worker scheduler cronjob pipeline dashboard alert "
+          "pager incident runbook postmortem rollout canary migration schema index trigger view partition").split()
+
+
+def _noun(rng: random.Random) -> str:
+    return f"{rng.choice(_WORDS)} {rng.choice(_WORDS)}"
+
+
+def _prose(rng: random.Random, size: int) -> str:
+    """About ``size`` characters of paragraphs of plain sentences (some questions, some requirements of the kind
+    real prompts carry, blank lines between paragraphs); word pairs drawn from a vocabulary keep sentences distinct."""
+    paras: list[str] = []
+    total = 0
+    while total < size:
+        sents = []
+        for _ in range(rng.randint(3, 7)):
+            roll = rng.random()
+            if roll < 0.1:
+                sents.append(rng.choice(_QUESTIONS))
+            elif roll < 0.25:
+                s = f"{rng.choice(_RULES)} the {_noun(rng)} code because the {_noun(rng)} job {rng.choice(_VERBS)} it."
+                sents.append(s[0].upper() + s[1:])
+            else:
+                s = f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} the {_noun(rng)} {rng.choice(_TAILS)}."
+                sents.append(s[0].upper() + s[1:])
+        para = " ".join(sents)
+        paras.append(para)
+        total += len(para) + 2
+    return "\n\n".join(paras)
+
+
+def generate_prose(path: str, target_bytes: int, *, role: str = "user", prose_chars: int = 4000, seed: int = 11) -> int:
+    """A Claude Code JSONL transcript of about ``target_bytes`` bytes made mostly of prose; return lines written.
+
+    ``role="user"``: many long user prompts of ``~prose_chars`` characters each, each answered by a short assistant
+    line (the 51 s shape of issue 11).  ``role="assistant"``: short user prompts, each answered by a long assistant
+    message of prose.  A small ``prose_chars`` (say 80) gives the many-small-prompts shape.
+    """
+    rng = random.Random(seed)
+    base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/shop",
+            "sessionId": "5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f", "version": "2.0.55", "gitBranch": "feature/rate-limit"}
+    written = n = 0
+    with open(path, "wb") as fh:
+        fh.write(b'{"type":"permission-mode","permissionMode":"default","sessionId":"5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f"}\n')
+        while written < target_bytes:
+            ts = f"2026-09-01T{10 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+            rid = str(uuid.UUID(int=rng.getrandbits(128)))
+            if n % 2 == 0:
+                text = _prose(rng, prose_chars) if role == "user" else rng.choice(PROMPTS)
+                rec = dict(base, uuid=rid, timestamp=ts, type="user", message={"role": "user", "content": text})
+            else:
+                text = _prose(rng, prose_chars) if role == "assistant" else rng.choice(ASSISTANT)
+                rec = dict(base, uuid=rid, timestamp=ts, type="assistant",
+                           message={"id": f"msg_{n:08d}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                    "content": [{"type": "text", "text": text}]})
+            data = orjson.dumps(rec) + b"\n"
+            fh.write(data)
+            written += len(data)
+            n += 1
+    return n

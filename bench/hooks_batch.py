@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen import generate  # noqa: E402
+from gen import generate, generate_prose  # noqa: E402
 
 BIN = Path(sys.executable).parent / "duck-tape"
 BASH_JQ_HOOK_SECONDS = 0.33  # today's bash+jq pre-compact hook on a 5 MB transcript (issue 6)
@@ -104,6 +104,38 @@ def bench_checkpoint(tmp: Path) -> None:
           " second thread)")
 
 
+PROSE_RATIO_TARGET = 3.0  # issue 11: no 5 MB shape may take much longer than the ordinary 5 MB transcript
+
+
+def bench_prose(tmp: Path, rounds: int = 3) -> None:
+    """Issue 11 part 4: ``checkpoint`` on 5 MB transcripts of other shapes than the ordinary one (long user prompts
+    of prose, long assistant prose, many small prompts), interleaved with the ordinary one in the same run; each
+    figure is the median of ``rounds`` runs and is printed with its ratio to the ordinary transcript's."""
+    shapes = [("ordinary (bench/gen.py generate)", lambda p: generate(p, 5_000_000)),
+              ("user prose: long prompts", lambda p: generate_prose(p, 5_000_000)),
+              ("assistant prose: long answers", lambda p: generate_prose(p, 5_000_000, role="assistant")),
+              ("many small prompts", lambda p: generate_prose(p, 5_000_000, prose_chars=80))]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    payloads = []
+    for n, (_, make) in enumerate(shapes):
+        path = tmp / f"shape-{n}.jsonl"
+        make(str(path))
+        payloads.append(json.dumps({"session_id": SESSION, "transcript_path": str(path), "cwd": "/home/dev/shop",
+                                    "hook_event_name": "PreCompact", "trigger": "auto"}).encode())
+    checkpoint_once(payloads[0], tmp / "prose-store-warm", env)  # fills the bytecode cache
+    walls: list[list[float]] = [[] for _ in shapes]
+    for r in range(rounds):
+        for n, payload in enumerate(payloads):
+            walls[n].append(checkpoint_once(payload, tmp / f"prose-store-{n}-{r}", env)[0])
+    base = statistics.median(walls[0])
+    print(f"checkpoint on 5 MB transcripts of other shapes (median of {rounds}, interleaved, process start included):")
+    for (label, _), w in zip(shapes, walls):
+        wall = statistics.median(w)
+        note = "" if w is walls[0] else f"  {wall / base:5.1f}x the ordinary one (target <= {PROSE_RATIO_TARGET:.0f}x)"
+        print(f"  {label:<34} {wall * 1000:7.0f} ms{note}")
+
+
 def make_archive(root: Path, count: int, size: int) -> int:
     """``count`` generated Claude Code transcripts of ~``size`` bytes, each with its own session id; total bytes."""
     root.mkdir(parents=True, exist_ok=True)
@@ -165,6 +197,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="duck-tape-bench-"))
     try:
         bench_checkpoint(tmp)
+        bench_prose(tmp)
         bench_batch(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
