@@ -90,7 +90,7 @@ def test_done_summarises_edits_tests_and_commits():
         "Edited src/shop/api/checkout.py; created src/shop/ratelimit.py",
         "Edited tests/conftest.py",
         "Ran `python -m pytest -q tests/api` (passed)",
-        'Committed "Add token bucket limiter to checkout"',
+        'Committed 1a2b3c4 "Add token bucket limiter to checkout"',
         "Pushed origin feature/rate-limit",
     ]
 

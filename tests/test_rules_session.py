@@ -85,7 +85,7 @@ def test_decisive_early_facts_survive_a_long_session():
         "Ran `REDIS_URL=redis://localhost:6380/15 python -m pytest -q tests/api/test_payouts.py` (passed)",
         "Ran `ruff check src tests` (clean)",
         "Apply the limiter to POST /api/payouts",
-        'Committed "Rate-limit all write endpoints"',
+        'Committed 9f8e7d6 "Rate-limit all write endpoints"',
     ]
     assert d.rederivation[0] == f"Read the transcript: {t.meta.path}"
     assert len([x for x in d.rederivation if x.startswith("Run: ")]) == 10

@@ -41,7 +41,8 @@ _KINDS: tuple[tuple[str, LazyPattern], ...] = (
             r"^(?:\S*/)?(?:pytest|py\.test|tox|nox|jest|vitest|mocha|ava|rspec|phpunit|ctest|unittest|"
             r"playwright\s+test|cypress\s+run|go\s+test|cargo\s+(?:test|nextest)|(?:npm|pnpm|bun)\s+(?:run\s+)?test|"
             r"yarn\s+(?:run\s+)?test|deno\s+test|dotnet\s+test|mvn\s+(?:\S+\s+)*test|\.?/?gradlew?\s+test|"
-            r"mix\s+test|make\s+(?:test|check)\w*|bazel\s+test|swift\s+test|rake\s+test|php\s+artisan\s+test)\b"
+            r"mix\s+test|make\s+(?:test|check)\w*|bazel\s+test|swift\s+test|rake\s+test|php\s+artisan\s+test|"
+            r"(?:just|task)\s+(?:test|check)\w*)\b"
         ),
     ),
     (
@@ -49,7 +50,8 @@ _KINDS: tuple[tuple[str, LazyPattern], ...] = (
         lazy_re(
             r"^(?:\S*/)?(?:ruff|mypy|pyright|flake8|pylint|black|isort|eslint|prettier|tsc\s+--noEmit|"
             r"(?:npm|pnpm|yarn)\s+(?:run\s+)?(?:lint|typecheck|format)|cargo\s+(?:clippy|fmt)|golangci-lint|"
-            r"shellcheck|make\s+(?:lint|fmt|format|typecheck)|pre-commit\s+run)\b"
+            r"shellcheck|make\s+(?:lint|fmt|format|typecheck)|pre-commit\s+run|"
+            r"(?:just|task)\s+(?:lint|fmt|format|clippy|typecheck))\b"
         ),
     ),
     (
@@ -58,7 +60,7 @@ _KINDS: tuple[tuple[str, LazyPattern], ...] = (
             r"^(?:\S*/)?(?:make|cmake|cargo\s+(?:build|check)|go\s+(?:build|vet|generate)|tsc|"
             r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build|docker(?:\s+compose|-compose)\s+(?:up|build|run)|"
             r"docker\s+build|mvn|\.?/?gradlew?|dotnet\s+build|build|meson|ninja|bazel\s+build|pip\s+install\s+-e|"
-            r"pyinstaller|poetry\s+build|hatch\s+build|uv\s+build)\b"
+            r"pyinstaller|poetry\s+build|hatch\s+build|uv\s+build|(?:just|task)\s+build)\b"
         ),
     ),
     (
@@ -97,6 +99,31 @@ def command_of(ev: Event) -> str:
         return ""
     cmd = ev.target or ev.text or ""
     return " ".join(cmd.split())
+
+
+_ARG_KEY = lazy_re(
+    r"\n(?:description|timeout|async|sessionId|session_id|run_in_background|workdir|cwd|justification|"
+    r"with_escalated_permissions|sandbox_permissions|is_background|explanation|mode|shell|delay|initial_wait|"
+    r"yield_time_ms|max_output_tokens|login|dangerouslyDisableSandbox|restart):[ \t]"
+)
+
+
+def raw_command(ev: Event) -> str:
+    """The shell command of a shell tool call with its line breaks (heredocs, multi-line scripts), taken from
+    the call's rendered arguments (``command: …`` up to the next argument line); the one-line target when the
+    arguments do not hold it.  "" when ``ev`` is not a shell call."""
+    flat = command_of(ev)
+    if not flat:
+        return ""
+    text = ev.text or ""
+    at = 9 if text.startswith("command: ") else text.find("\ncommand: ") + 10
+    if at < 10 and not text.startswith("command: "):
+        return flat
+    raw = text[at:]
+    end = _ARG_KEY.search(raw)
+    if end:
+        raw = raw[: end.start()]
+    return raw if " ".join(raw.split()) == flat or len(flat) < len(" ".join(raw.split())) else flat
 
 
 def edit_paths(ev: Event) -> list[str]:
@@ -209,3 +236,407 @@ def relative(path: str, cwd: str | None) -> str:
         if base and len(path) > len(base) + 1 and path.startswith(base) and path[len(base)] in "/\\":
             return path[len(base) + 1:]
     return path
+
+
+# --- What a shell command proved (issue 12 §2.5 "Done tells the truth") -------------------------------------
+
+# Runner summary / failure lines that mark a run failed whatever its exit code (searched case-sensitively, one
+# line at a time): pytest, jest/vitest, go test, cargo, tsc, mypy/ruff/eslint, npm, timeouts.
+_RUNNER_FAIL = lazy_re(
+    r"(?m)^[ \t]*(?:=+ .*\b\d+ (?:failed|errors?)\b.*|FAILED\b.*|FAIL(?:\s+\S.*)?|--- FAIL:.*|"
+    r"Tests?:?\s+.*\b[1-9]\d* failed.*|Test Suites:.*\b[1-9]\d* failed.*|.*\btest result: FAILED.*|"
+    r".*\berror TS\d+:.*|.*\berror\[E\d+\].*|error: could not compile.*|Found [1-9]\d* errors?\b.*|"
+    r".*✖ [1-9]\d* problems?.*|[1-9]\d* (?:failing|failed)\b.*|.*\b[1-9]\d* failed(?:,|;| in\b).*|"
+    r".*\bCommand timed out after\b.*|.*\bTimed out after\b.*|npm ERR!.*|npm error .*)$"
+)
+# The cause lines worth naming when a run failed without a runner summary (first match wins).
+_CAUSE = lazy_re(
+    r"(?m)^[ \t>●✖×!]*(?P<line>.*(?:Cannot find module|not found|No module named|ModuleNotFoundError|ImportError|"
+    r"SyntaxError|TypeError|ReferenceError|AssertionError|[Ee]rror:\s*\S|cannot|could not|Could not|failed|"
+    r"Permission denied|refused|rejected|fatal:).*)$"
+)
+_RUNNER_PASS = lazy_re(
+    r"(?m)(?:^=*\s*\d+ passed\b|\btest result: ok\b|^Tests?:?\s+\d+ passed\b|^ok\s+\S+|^\s*\d+ passing\b|"
+    r"All checks passed|^Success: no issues found|Build succeeded|Compiled successfully|^\s*Finished\b)"
+)
+_NO_COMMIT = lazy_re(r"nothing to commit|no changes added to commit|nothing added to commit")
+_COMMIT_LINE = lazy_re(r"(?m)^\[(?P<branch>[^\]\s]+)(?: \(root-commit\))? (?P<sha>[0-9a-f]{7,40})\] (?P<title>.*)$")
+_PUSH_FAIL = lazy_re(r"! \[(?:rejected|remote rejected)\]|error: failed to push|^fatal:|Could not read from remote|"
+                     r"Permission denied \(publickey\)|Authentication failed", re.M)
+_REDIRECT_TAIL = lazy_re(r"(?:\s+(?:[12]?>&[12]|[12]?>>?\s*/dev/null|&>\s*/dev/null))+\s*$")
+_URL = lazy_re(r"https?://[^\s'\"<>`)\]]+")
+_LOCAL_URL = lazy_re(r"^(?:https?://)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::\d+)?(?:[/?#]\S*)?$|^:\d+(?:/\S*)?$")
+_FETCH_FAIL = lazy_re(
+    r"Connection refused|Failed to connect|Could not resolve|curl: \(\d+\)|Empty reply from server|"
+    r"Unable to connect|No connection could be made|ERROR \d{3}|^HTTP/\S+ [45]\d\d|\"status\":\s*[45]\d\d\b|"
+    r"Internal Server Error|Not Found|Bad Gateway|Service Unavailable", re.M
+)
+_PROGRESS = lazy_re(r"^\s*(?:%\s+Total|\d+\s+\d+|[\d.]+[kMG]?\s+\d+)|^<exited with|^\s*\[?\d+/\d+\]?$")
+_CREATE_CLI = lazy_re(
+    r"^(?:gh|glab|hub)\s+(?P<what>pr|mr|issue|release|gist|repo)\s+create\b|^jira\s+issue\s+create\b|"
+    r"^linear\s+issue\s+create\b"
+)
+_DEPLOY_CLI = lazy_re(
+    r"^(?:vercel(?:\s+(?:deploy|--prod))?|netlify\s+deploy|fly(?:ctl)?\s+deploy|railway\s+up|firebase\s+deploy|"
+    r"gcloud\s+(?:run|app|functions)\s+deploy|wrangler\s+(?:deploy|publish)|serverless\s+deploy|sls\s+deploy|"
+    r"sam\s+deploy|cdk\s+deploy|heroku\s+\S+|kubectl\s+apply|helm\s+(?:install|upgrade)|terraform\s+apply|"
+    r"pulumi\s+up|docker\s+push|(?:npm|pnpm|yarn)\s+publish|cargo\s+publish|twine\s+upload|"
+    r"(?:uv|poetry|hatch)\s+publish|gem\s+push|dotnet\s+nuget\s+push)\b"
+)
+_PUBLISHED = lazy_re(r"^\+ (\S+@\S+)$|Uploading (\S+ v\S+)|Apply complete!.*|digest: (sha256:[0-9a-f]{12})|"
+                     r"^\S+/\S+ (?:created|configured)$", re.M)
+_ISSUE_KEY = lazy_re(r"\b[A-Z][A-Z0-9]+-\d+\b")
+_SHELL_OPS = ("&&", "||", "|", ";", "\n", "&")
+
+
+def split_shell(cmd: str) -> list[tuple[str, str]]:
+    """``cmd`` cut into ``(segment, operator after it)`` pairs at ``&&``, ``||``, ``|``, ``;``, ``&`` and line
+    breaks outside quotes; a heredoc body (``<<EOF`` … ``EOF``) stays with its segment.  The last operator is ""."""
+    out: list[tuple[str, str]] = []
+    buf: list[str] = []
+    quote = ""
+    i, n = 0, len(cmd)
+    heredoc: str | None = None
+    while i < n:
+        c = cmd[i]
+        if heredoc is not None:
+            end = cmd.find("\n" + heredoc, i)
+            stop = n if end < 0 else end + 1 + len(heredoc)
+            buf.append(cmd[i:stop])
+            i, heredoc = stop, None
+            continue
+        if quote:
+            buf.append(c)
+            if c == "\\" and quote == '"' and i + 1 < n:
+                buf.append(cmd[i + 1])
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+            i += 1
+            continue
+        if c in "'\"":
+            quote = c
+            buf.append(c)
+            i += 1
+            continue
+        if c == "<" and cmd.startswith("<<", i) and not cmd.startswith("<<<", i):
+            m = re.match(r"<<-?\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?", cmd[i:])
+            if m:
+                buf.append(m.group(0))
+                i += len(m.group(0))
+                nl = cmd.find("\n", i)
+                if nl >= 0:
+                    buf.append(cmd[i:nl])
+                    i = nl
+                    heredoc = m.group(1)
+                continue
+        op = next((o for o in _SHELL_OPS if cmd.startswith(o, i)), None)
+        if op == "&" and (cmd.startswith("&>", i) or (i and cmd[i - 1] in "<>")):
+            op = None  # a redirection (&>, 2>&1), not a background job
+        if op == "|" and i and cmd[i - 1] == ">":
+            op = None  # >| clobber redirection
+        if op is not None:
+            seg = "".join(buf).strip()
+            if seg:
+                out.append((seg, op))
+            elif out and op != "\n":
+                out[-1] = (out[-1][0], op)
+            buf = []
+            i += len(op)
+            continue
+        buf.append(c)
+        i += 1
+    seg = "".join(buf).strip()
+    if seg:
+        out.append((seg, ""))
+    elif out:
+        out[-1] = (out[-1][0], "")
+    return out
+
+
+def _masked(parts: list[tuple[str, str]], at: int) -> bool:
+    """True when the exit status of ``parts[at]`` does not reach the caller: a later ``|``, ``||``, ``;``,
+    ``&`` or line break lets another command decide it (``pytest | tail -5``, ``make || true``, ``x; echo done``)."""
+    return any(op and op != "&&" for _, op in parts[at:])
+
+
+_FILTERS = frozenset(
+    {"tail", "head", "grep", "egrep", "fgrep", "rg", "sed", "awk", "cut", "sort", "uniq", "wc", "tee", "cat", "less",
+     "more", "column", "tr", "jq", "echo", "true", "false", "printf", ":", "exit", "sleep", "wait", "Out-String",
+     "Select-Object", "Select-String", "findstr"}
+)
+
+
+def _others_after(parts: list[tuple[str, str]], at: int) -> bool:
+    """True when a real command (not a filter such as ``tail``/``grep``, not ``echo``/``true``) runs after
+    ``parts[at]``: its output and exit status may be that command's."""
+    for seg, _ in parts[at + 1:]:
+        argv = seg.split()
+        prog = argv[0].rsplit("/", 1)[-1] if argv else ""
+        if prog and prog not in _FILTERS:
+            return True
+    return False
+
+
+def failure_line(text: str) -> str:
+    """The runner's failure line in a tool result (``3 failed, 40 passed``, ``FAIL src/a.test.ts``,
+    ``test result: FAILED``, ``error TS2345: …``, ``Command timed out after 2m``…), "" when it shows none."""
+    if not text:
+        return ""
+    m = _RUNNER_FAIL.search(text if len(text) <= 20000 else text[:10000] + "\n" + text[-10000:])
+    return " ".join(m.group(0).split())[:160] if m else ""
+
+
+def cause_line(text: str) -> str:
+    """The first line of a failed result that names a cause (``Cannot find module 'x'``, ``Error: …``), else its
+    first non-empty line that is more than a header; "" for empty text."""
+    if not text:
+        return ""
+    m = _CAUSE.search(text[:8000])
+    if m and not m.group("line").rstrip().endswith(":"):
+        return " ".join(m.group("line").split())[:160]
+    for line in text[:8000].splitlines():
+        line = line.strip(" \t>●✖×")
+        if line and not line.endswith(":") and not line.startswith("<exited"):
+            return " ".join(line.split())[:160]
+    return ""
+
+
+def display(seg: str) -> str:
+    """A command segment as shown in the state file: trailing ``2>&1`` / ``>/dev/null`` redirections dropped."""
+    return _REDIRECT_TAIL.sub("", seg).strip() or seg
+
+
+def check_runs(raw_cmd: str, result: Event | None) -> list[tuple[str, str, str, str]]:
+    """``(kind, key, segment, outcome)`` for each test/lint/build segment of a shell command ([] when it has none).
+
+    ``key`` groups reruns of the same runner (``npm test -- --watch=false`` and ``npm test`` are both ``npm test``;
+    wrappers such as ``uv run`` / ``.venv/bin/`` are dropped).  ``outcome`` is ``passed``, ``failed`` or ``unknown``:
+
+    * a runner failure line in the output (``failure_line``) marks the run failed whatever the exit status;
+    * an unfiltered run (nothing after the check but ``&&``) passed unless the result reports failure;
+    * a filtered or chained run (``| tail -5``, ``| grep FAIL``, ``|| true``, ``; echo done``,
+      ``2>/dev/null || echo …``) says nothing by its exit status: it passed only when a runner summary shows a
+      pass (``12 passed``, ``test result: ok``), else its outcome is unknown; when another real command runs
+      after it, a failure in the output may be that command's (unknown too);
+    * several checks in one command (``tsc --noEmit && vitest run``) all passed when the command did; when it
+      failed, which one failed is not known (unknown for each);
+    * a call without a result (the session ended mid-run) is unknown.
+    """
+    parts = split_shell(raw_cmd)
+    found: list[tuple[int, str, str, str]] = []
+    for at, (seg, _) in enumerate(parts):
+        bare = _PREFIX.sub("", " ".join(seg.split()))
+        for kind, pattern in _KINDS[:3]:
+            m = pattern.match(bare)
+            if m:
+                key = " ".join(m.group(0).split()).rsplit("/", 1)[-1]
+                found.append((at, kind, key, display(" ".join(seg.split()))))
+                break
+    if not found:
+        return []
+    if result is None:
+        return [(kind, key, shown, "unknown") for _, kind, key, shown in found]
+    text = result.text or ""
+    fail_line = failure_line(text)
+    if len(found) > 1:
+        last = found[-1][0]
+        ok = not fail_line and (
+            (not _masked(parts, last) and not failed(result))
+            or (_RUNNER_PASS.search(text) is not None and not result.is_error and not _others_after(parts, last))
+        )
+        return [(kind, key, shown, "passed" if ok else "unknown") for _, kind, key, shown in found]
+    at, kind, key, shown = found[0]
+    others = _others_after(parts, at)
+    masked = _masked(parts, at)
+    if fail_line:
+        outcome = "unknown" if others and masked else "failed"
+    elif not masked:
+        outcome = "failed" if failed(result) and not (others and _RUNNER_PASS.search(text)) else "passed"
+    elif _RUNNER_PASS.search(text) and not (others and result.is_error):
+        outcome = "passed"
+    else:
+        outcome = "unknown"
+    return [(kind, key, shown, outcome)]
+
+
+def failure_reason(result: Event | None) -> str:
+    """What a failed run's result says went wrong: its runner failure line, else its cause line."""
+    if result is None:
+        return ""
+    text = result.text or ""
+    return failure_line(text) or cause_line(text)
+
+
+def commit_done(raw_cmd: str, result: Event | None) -> tuple[str, str] | None:
+    """``(sha, title)`` when a ``git commit`` command demonstrably committed: git's ``[branch 7e2d976] title``
+    line in the output gives both; an unfiltered commit whose result reports no failure and no "nothing to
+    commit" gives ``("", "")``.  None when it did not commit (failed, nothing to commit, outcome hidden)."""
+    if result is None:
+        return None
+    text = result.text or ""
+    m = _COMMIT_LINE.search(text)
+    if m:
+        return m.group("sha")[:7], " ".join(m.group("title").split())
+    if failed(result) or _NO_COMMIT.search(text):
+        return None
+    parts = split_shell(raw_cmd)
+    at = next((k for k, (seg, _) in enumerate(parts) if _COMMIT.search(seg)), None)
+    if at is None or _masked(parts, at):
+        return None
+    return "", ""
+
+
+def push_done(raw_cmd: str, result: Event | None) -> bool:
+    """True when a ``git push`` went through: no failure in the result (``! [rejected]``, ``fatal:``, ``error:
+    failed to push``) and, when its exit status is hidden (``|| echo``), git's ``a -> b`` / up-to-date line."""
+    if result is None or failed(result):
+        return False
+    text = result.text or ""
+    if _PUSH_FAIL.search(text):
+        return False
+    parts = split_shell(raw_cmd)
+    at = next((k for k, (seg, _) in enumerate(parts) if _PUSH.search(seg)), None)
+    if at is not None and _masked(parts, at):
+        return " -> " in text or "Everything up-to-date" in text
+    return True
+
+
+def _argv(seg: str) -> list[str]:
+    import shlex
+
+    first = seg.split("\n", 1)[0]
+    try:
+        return shlex.split(first, posix=True)
+    except ValueError:
+        return first.split()
+
+
+def created_ref(raw_cmd: str, result: Event | None) -> tuple[str, str, bool] | None:
+    """``(label, identifier, ok)`` for a command that creates something outside the repository: ``gh pr
+    create`` / ``gh issue create`` / ``glab mr create`` / a ticket CLI (identifier: the URL or key it printed),
+    a deploy (``fly deploy``, ``vercel --prod``, ``kubectl apply``…: the URL it printed) or a package publish
+    (``npm publish``: ``+ pkg@1.2.3``).  ``ok`` is False when the result reports failure.  None for other
+    commands."""
+    for at, (seg, _) in enumerate(split_shell(raw_cmd)):
+        bare = _PREFIX.sub("", " ".join(seg.split()))
+        m = _CREATE_CLI.match(bare)
+        d = None if m else _DEPLOY_CLI.match(bare)
+        if not m and not d:
+            continue
+        if bare.startswith("heroku") and not re.match(r"heroku\s+(?:container:release|releases:\S+|deploy)", bare):
+            continue
+        text = (result.text if result is not None else "") or ""
+        ok = result is not None and not failed(result) and not failure_line(text) and not _PUSH_FAIL.search(text)
+        urls = _URL.findall(text)
+        if m:
+            what = m.group("what") or "issue"
+            label = {"pr": "Opened pull request", "mr": "Opened merge request", "issue": "Created issue",
+                     "release": "Created release", "gist": "Created gist", "repo": "Created repository"}[what]
+            ident = next((u for u in reversed(urls) if re.search(r"/(?:pull|issues|merge_requests|releases|browse)/", u)),
+                         urls[-1] if urls else "")
+            if not ident:
+                key = _ISSUE_KEY.search(text)
+                ident = key.group(0) if key else ""
+            return label, ident.rstrip(".,"), ok
+        pub = _PUBLISHED.search(text)
+        if pub:
+            ident = next((g for g in pub.groups() if g), pub.group(0))
+        else:
+            ident = next((u for u in reversed(urls) if "github.com" not in u and "docs." not in u), "")
+        verb = "Published" if re.search(r"publish|upload|push", d.group(0)) else "Deployed"
+        return f"{verb} with `{display(' '.join(d.group(0).split()))}`", ident.rstrip(".,"), ok
+    return None
+
+
+def fetch_check(raw_cmd: str, result: Event | None) -> tuple[str, str] | None:
+    """``(url, first line of the body)`` for a successful request to a local URL (curl, wget, httpie/xh,
+    PowerShell's Invoke-WebRequest / Invoke-RestMethod): a result with no failure, no connection error and no
+    4xx/5xx status.  None otherwise."""
+    if result is None or failed(result):
+        return None
+    for seg, _ in split_shell(raw_cmd):
+        argv = _argv(seg)
+        if not argv:
+            continue
+        prog = argv[0].rsplit("/", 1)[-1].lower()
+        if prog not in ("curl", "curl.exe", "wget", "http", "https", "xh", "invoke-webrequest", "iwr",
+                        "invoke-restmethod", "irm"):
+            continue
+        url = next((a for a in argv[1:] if not a.startswith("-") and _LOCAL_URL.match(a)), None)
+        if url is None:
+            continue
+        text = result.text or ""
+        if _FETCH_FAIL.search(text):
+            return None
+        body = ""
+        for line in text.splitlines():
+            line = line.strip()
+            if line and not _PROGRESS.match(line):
+                body = " ".join(line.split())
+                body = body if len(body) <= 100 else body[:99] + "…"
+                break
+        if url.startswith(":"):
+            url = "localhost" + url
+        return url, body
+    return None
+
+
+_WRITERS = ("cat", "echo", "printf")
+
+
+def shell_edits(raw_cmd: str, full: str | None = None) -> list[tuple[str, bool]]:
+    """Files a shell command wrote, as ``(path, created)``: ``cat > f <<EOF`` / ``echo … > f`` (created;
+    ``>>`` appends, an edit), ``tee [-a] f``, ``sed -i … f`` (edit), ``cp … dst`` / ``mv … dst`` (created),
+    Codex's ``apply_patch`` heredoc (its ``*** Update/Add File:`` lines).  ``/dev/*`` and scratch files under
+    ``/tmp`` are left out (the caller keeps those under the session's cwd)."""
+    out: list[tuple[str, bool]] = []
+    body = full or raw_cmd
+    if "*** Begin Patch" in body and re.search(r"(?m)^\s*(?:apply_patch|applypatch)\b", body):
+        for m in re.finditer(r"\*\*\* (Update|Add) File: ([^\n*]+?)\s*$", body, re.M):
+            out.append((m.group(2).strip(), m.group(1) == "Add"))
+        return list(dict.fromkeys(out))
+    for seg, _ in split_shell(raw_cmd):
+        argv = _argv(seg)
+        if not argv:
+            continue
+        prog = argv[0].rsplit("/", 1)[-1]
+        if prog in _WRITERS or "<<" in seg.split("\n", 1)[0]:
+            for k, a in enumerate(argv):
+                m = re.fullmatch(r"(\d?)(>>?|>\|)(.*)", a)
+                if not m or m.group(1) == "2":
+                    continue
+                path = m.group(3) or (argv[k + 1] if k + 1 < len(argv) else "")
+                if path and not path.startswith("&"):
+                    out.append((path, m.group(2) != ">>"))
+        elif prog == "tee":
+            append = any(a in ("-a", "--append") for a in argv[1:])
+            out.extend((a, not append) for a in argv[1:] if not a.startswith("-"))
+        elif prog in ("sed", "gsed", "perl") and any(a.startswith("-i") or a == "--in-place" or
+                                                     (prog == "perl" and a.startswith("-") and "i" in a)
+                                                     for a in argv[1:]):
+            explicit = any(a in ("-e", "-f", "--expression", "--file") for a in argv[1:]) or prog == "perl"
+            args, skip = [], False
+            for a in argv[1:]:
+                if skip:
+                    skip = False
+                    continue
+                if a in ("-e", "-f", "--expression", "--file"):
+                    skip = True
+                    continue
+                if a.startswith("-"):
+                    continue
+                args.append(a)
+            files = args if explicit and prog != "perl" else args[1:]
+            out.extend((a, False) for a in files)
+        elif prog in ("cp", "mv"):
+            args = [a for a in argv[1:] if not a.startswith("-")]
+            if len(args) >= 2:
+                out.append((args[-1], True))
+    keep = []
+    for path, created in out:
+        if not path or "$" in path or "`" in path or path.startswith(("/dev/", "-")) or path in ("/dev/null",):
+            continue
+        keep.append((path, created))
+    return list(dict.fromkeys(keep))
