@@ -186,7 +186,7 @@ def test_task_result_content_and_running_task(tmp_path):
     t = read_transcript(path)
     assert [(e.kind, e.call_id, e.agent, e.target, e.is_error, e.text) for e in t.events] == [
         ("subagent_call", "t1", "explore", "Profile build", False, "Time each build step"),
-        ("subagent_result", "t1", "explore", None, False, "The slow step is tsc --noEmit (41 s)."),
+        ("subagent_result", "t1", "explore", "ses_child1", False, "The slow step is tsc --noEmit (41 s)."),
         ("subagent_call", "t2", "general", "Check cache", False, "Is the cache used?"),
         ("subagent_call", "t3", "general", "Lint", False, "Lint"),
         ("subagent_result", "t3", "general", None, True, "Tool execution aborted"),

@@ -7,7 +7,9 @@ Deterministic, no network, no I/O.  Each section comes from its own module under
 * Position          — ``rules.position``  (latest todo list, last assistant messages, accomplished steps)
 * Decision Log      — ``rules.decisions`` (explicit, implicit, user approvals/rejections, dead ends)
 * Established Facts — ``rules.facts``     (constraints, sub-agent findings, root causes, quirks)
-* Re-derivation     — ``rules.rederive``  (transcript path, files, test/build commands)
+* Re-derivation     — ``rules.rederive``  (transcript path, files, test/build commands), ``rules.session``
+  (resumable sub-agent sessions)
+* header branch     — ``rules.session``   (git's own output, when the metadata names no branch)
 
 Every decision and fact carries ``Evidence`` whose quote is a verbatim substring of the cited event's text.
 Bounds (Done <= 15, facts <= 25, one-line fields) are applied here and again by ``weave``.
@@ -16,7 +18,7 @@ Bounds (Done <= 15, facts <= 25, one-line fields) are applied here and again by 
 from __future__ import annotations
 
 from pipeline.stages.models import Distillate
-from pipeline.stages.rules import decisions, facts, position, rederive, workflow
+from pipeline.stages.rules import decisions, facts, position, rederive, session, workflow
 from pipeline.stages.rules.scan import scan
 from pipeline.state.model import Position
 from pipeline.transcripts.model import Transcript
@@ -38,7 +40,8 @@ def run(transcript: Transcript) -> Distillate:
         position=Position(current=current, done=done, remaining=remaining),
         decisions=log,
         facts=facts.build(s, log),
-        rederivation=rederive.build(s),
+        rederivation=rederive.build(s) + session.resume_lines(s),
         engines={name: "rules" for name in RULES_SECTIONS},
         screened=list(s.screened),
+        branch=None if transcript.meta.git_branch else session.branch(s),
     )

@@ -14,8 +14,10 @@ class Distillate(Sections):
     ``engines`` maps a section name (``SECTION_NAMES``) to the engine that produced it, so the state header's
     ``Trigger:`` can say which sections fell back to the rules engine.  ``screened``: the rules engine's decision
     candidates dropped as not the speaker's own words, as ``(status, what, why)`` (``rules.untrusted``), for the
-    dropped-entry report.
+    dropped-entry report.  ``branch``: the git branch the session's own tool output shows (``rules.session``),
+    for the header when the transcript's metadata names none.
     """
 
     engines: dict[str, Engine] = field(default_factory=dict)
     screened: list[tuple[str, str, str]] = field(default_factory=list)
+    branch: str | None = None

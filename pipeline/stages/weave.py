@@ -4,7 +4,8 @@ Fills the header and applies the file's bounds, whichever engine produced the di
 
 * header: ``stamp`` = UTC ``YYYY-MM-DD-HHMM`` of ``now``; ``created`` = ``now`` as ISO-8601 UTC to the second
   with ``Z``; ``cwd`` = ``meta.cwd`` or ``unknown``; ``repo`` = ``meta.repo`` or the last path component of the
-  cwd (either slash style) or ``unknown``; ``branch`` = ``meta.git_branch`` or ``unknown``; ``kind`` and
+  cwd (either slash style) or ``unknown``; ``branch`` = ``meta.git_branch``, else the branch the session's git output showed
+  (``Distillate.branch``), else ``unknown``; ``kind`` and
   ``trigger`` as the caller passes them (a naive ``now`` is taken as UTC);
 * Position: Current on one line; Done deduplicated, the newest ``MAX_DONE`` kept (newest last); Remaining
   deduplicated, order kept;
@@ -130,7 +131,7 @@ def run(
         kind=kind,
         cwd=one_line(meta.cwd or "") or "unknown",
         repo=_repo_of(meta),
-        branch=one_line(meta.git_branch or "") or "unknown",
+        branch=one_line(meta.git_branch or distillate.branch or "") or "unknown",
         trigger=trigger,
         created=created,
         approved_workflow=_workflow(distillate.approved_workflow),

@@ -85,7 +85,9 @@ class Event:
         tool output, sub-agent answer; for a tool call a short rendering of its arguments.
       timestamp: ISO-8601 UTC with ``Z`` (e.g. ``2026-09-01T10:00:00.000Z``) or None when the record has none.
       tool_name: tool name for call/result kinds (``Bash``, ``edit``, ``Task``…).
-      target: main argument of a call (path, command, pattern, url, query, sub-agent description, "3 todos").
+      target: main argument of a call (path, command, pattern, url, query, sub-agent description, "3 todos");
+        for a ``subagent_result``, the id that resumes that sub-agent session when the harness prints one
+        (opencode ``task_id: ses_…``).
       call_id: tool call id linking a call to its result.
       is_error: tool result flagged as failed by the harness (``is_error``, ``success:false``, ``status=="error"``).
       todos: for ``todo_list`` the whole list after this write.

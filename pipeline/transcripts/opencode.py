@@ -15,7 +15,8 @@ Rules (FORMATS.md §3, §6, §7):
 * tool parts: a tool_call, then its result: ``state.status=="completed"`` -> tool_result ``state.output``;
   ``"error"`` -> tool_result with ``is_error`` and ``state.error``; ``"running"``/``"pending"`` -> the call only.
   ``task`` -> subagent_call (target = description, agent = ``subagent_type``, text = prompt) and a
-  subagent_result with the ``<task_result>…</task_result>`` content of the output.  ``todowrite`` ->
+  subagent_result with the ``<task_result>…</task_result>`` content of the output (its ``target`` is the
+  ``task_id: ses_…`` the output names, with which a later task call resumes that sub-agent session).  ``todowrite`` ->
   todo_list with ``state.input.todos`` (its successful echo of the list is not repeated as a result).
 * timestamps: epoch milliseconds -> ISO-8601 UTC (``iso_from_epoch_ms``): tool ``state.time.start``/``end``,
   part ``time.start``, else the message's ``info.time.created``.
@@ -41,6 +42,7 @@ from pipeline.transcripts.model import Event, ReadReport, Transcript, Transcript
 from pipeline.transcripts.records import iter_json_items, read_json_object_head
 from pipeline.transcripts.targets import main_target
 
+_TASK_ID = re.compile(r"\s*task_id:\s*(ses_[A-Za-z0-9]+)")  # the child session a later task call can resume
 _TASK_RESULT = re.compile(r"<task_result>\s*(.*?)\s*(?:</task_result>|\Z)", re.DOTALL)
 
 #: Part types seen in real files (or documented) that give no event of their own.
@@ -204,9 +206,10 @@ class _OpencodeState:
             if status == "completed":
                 output = state.get("output")
                 answer = task_result_text(output) if isinstance(output, str) else ""
+                resume = _TASK_ID.match(output) if isinstance(output, str) else None
                 self.sink.add(
                     "subagent_result", text=cap(answer, self.caps.subagent, self.report), timestamp=end,
-                    agent=agent, **common,
+                    agent=agent, target=resume.group(1) if resume else None, **common,
                 )
             elif status == "error":
                 self.sink.add(
