@@ -30,6 +30,7 @@ import errno
 import os
 import re
 import stat
+from contextlib import contextmanager
 from pathlib import Path
 
 _TEMP_ATTEMPTS = 16
@@ -194,16 +195,24 @@ def atomic_write_text(
     left intact and no temporary file remains.
     """
     target = Path(path)
-    try:
+    with _naming(target):
         bits = existing_mode(target) if mode is None else mode
         where = Path(temp_dir) if temp_dir is not None and _same_device(Path(temp_dir), target.parent) else None
         _replace_with_temp(target, text, encoding, bits, where)
+    _fsync_dir(target.parent)
+
+
+@contextmanager
+def _naming(target: Path):
+    """Re-raise an ``OSError`` of the block as ``named_os_error`` names it for ``target`` (the path the user gave,
+    not a temp file), unchanged when it names nothing better."""
+    try:
+        yield
     except OSError as exc:
         named = named_os_error(exc, target)
         if named is exc:
             raise
         raise named from exc
-    _fsync_dir(target.parent)
 
 
 def _replace_with_temp(target: Path, text: str, encoding: str, mode: int | None, temp_dir: Path | None) -> None:
@@ -235,7 +244,7 @@ def atomic_create_text(path: str | os.PathLike[str], text: str, *, encoding: str
     leave a partial file there (it is removed on an ordinary failure).
     """
     target = Path(path)
-    try:
+    with _naming(target):
         tmp = _write_temp(target, text, encoding)
         try:
             os.link(tmp, target)
@@ -245,11 +254,6 @@ def atomic_create_text(path: str | os.PathLike[str], text: str, *, encoding: str
             _create_exclusive(target, text, encoding)
         finally:
             _remove_quietly(tmp)
-    except OSError as exc:
-        named = named_os_error(exc, target)
-        if named is exc:
-            raise
-        raise named from exc
     _fsync_dir(target.parent)
 
 
