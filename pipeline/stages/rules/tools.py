@@ -384,8 +384,40 @@ def failure_line(text: str) -> str:
     ``test result: FAILED``, ``error TS2345: …``, ``Command timed out after 2m``…), "" when it shows none."""
     if not text:
         return ""
-    m = _RUNNER_FAIL.search(text if len(text) <= 20000 else text[:10000] + "\n" + text[-10000:])
+    m = _runner_fail(text if len(text) <= 20000 else text[:10000] + "\n" + text[-10000:])
     return " ".join(m.group(0).split())[:160] if m else ""
+
+
+# Every ``_RUNNER_FAIL`` alternative holds one of these on the line where its match starts (``Test`` and ``FAIL``
+# open theirs; the rest sit on that line because ``.`` stops at a line break): a line without any cannot start a
+# match, so the pattern (whose ``.*`` alternatives cost a scan of the rest of the line at every line start) is
+# only tried at the starts of lines that hold one.
+_RUNNER_FAIL_KEYS = ("fail", "FAIL", "error", "Found ", "✖", "imed out after", "npm ", "Test")
+
+
+def _runner_fail(text: str) -> re.Match[str] | None:
+    """``_RUNNER_FAIL.search(text)``: the same match, tried only at the starts of lines holding a key word."""
+    nxt = {k: text.find(k) for k in _RUNNER_FAIL_KEYS}
+    nxt = {k: at for k, at in nxt.items() if at >= 0}
+    pattern = _RUNNER_FAIL.compiled
+    pos = 0
+    while nxt:
+        at = min(nxt.values())
+        start = text.rfind("\n", 0, at) + 1
+        m = pattern.match(text, start)
+        if m:
+            return m
+        end = text.find("\n", at)
+        if end < 0:
+            return None
+        pos = end + 1
+        for k in [k for k, v in nxt.items() if v < pos]:
+            found = text.find(k, pos)
+            if found < 0:
+                del nxt[k]
+            else:
+                nxt[k] = found
+    return None
 
 
 def cause_line(text: str) -> str:
