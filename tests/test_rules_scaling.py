@@ -79,3 +79,25 @@ def test_facts_dedupe_of_many_prompts_goes_through_the_index(monkeypatch):
     assert len(made) == 1
     assert made[0].checked < 40 * sentences  # a plain loop: ~720,000
     assert sum("push to main" in t.lower() for t in out) == 1
+
+
+def test_each_prompt_is_screened_once_per_distil(monkeypatch):
+    """Workflow and Current both ask for the task prompts: the own-words screen (costly on long prose) runs at most
+    once per prompt, not once per asker."""
+    from pipeline.stages import distil
+    from pipeline.stages.rules import workflow
+
+    calls: list[str] = []
+    real = workflow.task_text
+
+    def counting(text: str) -> str:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(workflow, "task_text", counting)
+    b = B()
+    for n in range(30):
+        b.user(f"Please add the export step number {n} to the nightly job and keep the old one.")
+        b.asst("Looking into it.")
+    distil.run(b.build())
+    assert calls and len(calls) == len(set(calls)) <= 30

@@ -115,7 +115,7 @@ def _unanswered(s: Scan, after: int) -> str | None:
         text = s.events[i].text
         if not workflow.is_real_prompt(text):
             continue
-        own = workflow.task_text(text)
+        own = workflow.prompt_task_text(s, i)
         if own and not workflow.is_chatter(own):
             return own
     return None

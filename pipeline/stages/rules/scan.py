@@ -37,6 +37,10 @@ class Scan:
     screened: list[tuple[str, str, str]] = field(default_factory=list)  # decisions.py: (status, what, why) dropped
     _ts: dict[int, str] = field(default_factory=dict)
     _spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    # workflow.py's per-scan memo: the task prompts (``workflow.tasks``) and each prompt's own words
+    # (``workflow.prompt_task_text``); Workflow and Current both ask, and the own-words screen is costly on prose
+    tasks_memo: list[int] | None = None
+    task_texts: dict[int, str] = field(default_factory=dict)
 
     def spans(self, index: int) -> list[tuple[int, int]]:
         """Sentence spans of event ``index``'s text (``text.sentence_spans``), computed once per event."""

@@ -125,7 +125,7 @@ def is_real_prompt(text: str) -> bool:
 def first_prompt_index(s: Scan) -> int | None:
     """Index of the first real user prompt that is not only a paste or a template, or None."""
     for i in s.users:
-        if is_real_prompt(s.events[i].text) and task_text(s.events[i].text):
+        if is_real_prompt(s.events[i].text) and prompt_task_text(s, i):
             return i
     return None
 
@@ -153,6 +153,14 @@ def task_text(text: str) -> str:
         pasted = f"Pasted output: {err}" if err else ""
         return " ".join(x for x in (lead, pasted) if x)
     return paste.own_words(text) or text.strip()
+
+
+def prompt_task_text(s: Scan, index: int) -> str:
+    """``task_text`` of event ``index``'s text, computed once per scan."""
+    got = s.task_texts.get(index)
+    if got is None:
+        got = s.task_texts[index] = task_text(s.events[index].text)
+    return got
 
 
 def _is_short(text: str) -> bool:
@@ -189,7 +197,13 @@ def is_correction(text: str) -> bool:
 
 
 def tasks(s: Scan) -> list[int]:
-    """Indexes of the prompts that start work, in order (the first real prompt included)."""
+    """Indexes of the prompts that start work, in order (the first real prompt included); computed once per scan."""
+    if s.tasks_memo is None:
+        s.tasks_memo = _tasks(s)
+    return list(s.tasks_memo)
+
+
+def _tasks(s: Scan) -> list[int]:
     out: list[int] = []
     seen: set[str] = set()
     for i in s.users:
@@ -198,7 +212,7 @@ def tasks(s: Scan) -> list[int]:
             continue
         if out and (is_answer(s, i) or is_correction(text)):
             continue
-        own = task_text(text)
+        own = prompt_task_text(s, i)
         if not own or (out and is_chatter(own)):
             continue
         key = one_line(own).lower()
@@ -220,7 +234,7 @@ def build(s: Scan) -> str | None:
     if first is None:
         return "\n".join(lines) or None
     if not lines:
-        lines.append(clip_block(task_text(s.events[first].text), FIRST_PROMPT_LIMIT))
+        lines.append(clip_block(prompt_task_text(s, first), FIRST_PROMPT_LIMIT))
         later = found[1:]
     else:
         later = found
@@ -228,7 +242,7 @@ def build(s: Scan) -> str | None:
         lines.append(f"({len(later) - MAX_TASKS} earlier task(s) left out)")
         later = later[-MAX_TASKS:]
     for n, i in enumerate(later):
-        text = task_text(s.events[i].text)
+        text = prompt_task_text(s, i)
         label = "Redirected" if is_redirection(text) else "Task"
         if n == len(later) - 1:
             label = "Active " + label.lower().replace("redirected", "redirection")
@@ -248,7 +262,7 @@ def _cleared(s: Scan, start: int, end: int | None) -> bool:
 def active_task(s: Scan) -> str | None:
     """The latest task's text (the user's own words, on one line), or None."""
     found = tasks(s)
-    return one_line(task_text(s.events[found[-1]].text)) if found else None
+    return one_line(prompt_task_text(s, found[-1])) if found else None
 
 
 def _from_summary(text: str) -> list[str]:
