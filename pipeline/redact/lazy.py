@@ -54,3 +54,30 @@ def guarded_pattern(literals: tuple[bytes, ...], source: bytes) -> Callable[[byt
         return compiled
 
     return pattern_for
+
+
+def finditer_at(pattern: re.Pattern[bytes], data: bytes, literals: tuple[bytes, ...], *, line: bool = False):
+    """``pattern.finditer(data)``'s matches, found by trying ``pattern.match`` only where one can start.
+
+    ``line=False``: every match starts with one of ``literals`` (a ``\\b`` or lookbehind before it is fine: they
+    see the bytes before the start).  ``line=True``: every match lies within one line that holds one of
+    ``literals`` and starts at that line's start (a ``(?m)^`` pattern).  A pattern without a literal prefix would
+    otherwise be tried at every byte of a multi-megabyte text.  Matches are never empty.
+    """
+    starts: set[int] = set()
+    for literal in literals:
+        at = data.find(literal)
+        while at >= 0:
+            starts.add(data.rfind(b"\n", 0, at) + 1 if line else at)
+            at = data.find(b"\n", at) if line else at
+            if at < 0:
+                break
+            at = data.find(literal, at + 1)
+    end = 0
+    for at in sorted(starts):
+        if at < end:
+            continue
+        m = pattern.match(data, at)
+        if m is not None:
+            end = m.end()
+            yield m

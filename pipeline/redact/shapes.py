@@ -21,7 +21,7 @@ Nothing here flags on entropy alone: each needs its command, parameter or name n
 
 from __future__ import annotations
 
-from pipeline.redact.lazy import guarded_pattern, lazy_pattern
+from pipeline.redact.lazy import finditer_at, guarded_pattern, lazy_pattern
 from pipeline.redact.values import is_placeholder, mixed_alnum
 
 PRIORITY = 90  # after the format rules, before assignments (100): a specific shape names the type
@@ -40,15 +40,17 @@ _SIGNED = guarded_pattern(
     rb"[?&;](?:x-(?:amz|goog|ms|oss)-(?:signature|credential|security-token)|sig|signature|x-amz-sig)"
     rb"=(?P<v>[^&\s\"'<>#\\]{8,2048})",
 )
+_DATADOG_LITERALS = (b"datadog", b"dd")
 _DATADOG = guarded_pattern(
-    (b"datadog", b"dd"),
+    _DATADOG_LITERALS,
     rb"(?:datadog|\bdd)[ _.-]{0,3}(?:api|app(?:lication)?)[ _-]?key\b[^\n0-9a-f]{0,20}?(?<![0-9a-f])"
     rb"(?P<v>[0-9a-f]{40}|[0-9a-f]{32})(?![0-9a-z])",
 )
 _AWS_ID = guarded_pattern((b"A",), rb"A(?<![A-Za-z0-9]A)(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _AWS_SECRET_NEAR = lazy_pattern(rb"(?<![A-Za-z0-9/+=])(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+_YAML_LITERALS = (b"pass", b"secret", b"token")
 _YAML = guarded_pattern(
-    (b"pass", b"secret", b"token"),
+    _YAML_LITERALS,
     rb"(?m)^(?:[ \t]*[0-9]{1,6}(?:\?|\t))?[ \t]*(?:- )?[\"']?(?P<name>[a-z0-9_.-]{0,40}(?:pass(?:word|wd|phrase)|secret|token))[\"']?:[ \t]+"
     rb"(?P<v>[^\s\"'#,;{}\[\]()]{5,256})[ \t]*\r?$",
 )
@@ -64,13 +66,13 @@ def shaped(text: str, raw: bytes, low: bytes, out: Out) -> None:
             if not is_placeholder(value):
                 out.append((m.start("v"), m.end("v"), PRIORITY, "signed-url-parameter"))
     datadog = _DATADOG(low)
-    if datadog is not None:
-        for m in datadog.finditer(low):
+    if datadog is not None:  # matches start at a literal; the pattern has no literal prefix for re to seek
+        for m in finditer_at(datadog, low, _DATADOG_LITERALS):
             out.append((m.start("v"), m.end("v"), PRIORITY, "datadog-key"))
     _aws_pairs(text, raw, out)
     yaml = _YAML(low)
-    if yaml is not None:
-        for m in yaml.finditer(low):
+    if yaml is not None:  # a match is one whole line holding a literal
+        for m in finditer_at(yaml, low, _YAML_LITERALS, line=True):
             start, end = m.span("v")
             value = text[start:end]
             if is_placeholder(value) or value.isdigit() or "_" in value or "." in value:
