@@ -132,7 +132,8 @@ def bench_prose(tmp: Path, rounds: int = 3) -> None:
     print(f"checkpoint on 5 MB transcripts of other shapes (median of {rounds}, interleaved, process start included):")
     for (label, _), w in zip(shapes, walls):
         wall = statistics.median(w)
-        note = "" if w is walls[0] else f"  {wall / base:5.1f}x the ordinary one (target <= {PROSE_RATIO_TARGET:.0f}x)"
+        note = (f"  {BASH_JQ_HOOK_SECONDS / wall:5.1f}x as fast as the bash+jq hook's ~{BASH_JQ_HOOK_SECONDS * 1000:.0f} ms"
+                if w is walls[0] else f"  {wall / base:5.1f}x the ordinary one (target <= {PROSE_RATIO_TARGET:.0f}x)")
         print(f"  {label:<34} {wall * 1000:7.0f} ms{note}")
 
 
