@@ -217,8 +217,10 @@ def _detect_object_document(path: str, limit: int | None) -> str:
     from pipeline.transcripts.records import read_json_object_head
 
     keys = _object_keys(path, _head_limit(limit))
-    if "sessionId" in keys and "projectHash" in keys:
-        return "gemini-chat-json"  # the legacy session object {sessionId, projectHash, …, messages}
+    if {"sessionId", "projectHash", "messages"} <= keys:
+        # the legacy session object {sessionId, projectHash, …, messages}; without reaching "messages" it may
+        # be a chat JSONL whose header line is torn (then the lines after it decide)
+        return "gemini-chat-json"
 
     # ask for "info" only: naming "messages" too would make ijson build that whole array in memory
     head = read_json_object_head(path, ("info",), _head_limit(limit))
