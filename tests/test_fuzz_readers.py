@@ -48,6 +48,9 @@ FIXTURE_FILES = [
     "fixtures/copilot/legacy-session.jsonl",
     "fixtures/opencode/messages.json",
     "fixtures/opencode/export.json",
+    "fixtures/gemini/session.jsonl",
+    "fixtures/gemini/session-legacy.json",
+    "fixtures/gemini/stream.jsonl",
 ]
 CORPUS_FILES = [
     "claude-code-1.0.48-json-array.json",
@@ -59,6 +62,7 @@ CORPUS_FILES = [
     "copilot-cli-legacy.jsonl",
     "opencode-1.15.7-messages-array.json",
     "opencode-1.2.5-export.json",
+    "gemini-cli-chat.jsonl",
 ]  # claude-code-1.0.45 (1.4 MB) is left out: one read of it costs what twenty of the others do
 
 SCALED = int(os.environ.get("DUCK_TAPE_FUZZ_EXAMPLES", "0"))
@@ -263,6 +267,7 @@ def test_damaged_head_of_real_transcripts_still_gives_a_state_file(source, how, 
     ("claude-code/checkout-rate-limit.jsonl", lambda d: BOM + d),
     ("copilot/events.jsonl", lambda d: b"garbage{{\n" + d),
     ("opencode/export.json", lambda d: BOM + d),
+    ("gemini/session.jsonl", lambda d: b"garbage{{\n" + d),
     ("claude-code/checkout-rate-limit.jsonl", lambda d: d.replace(b"{", b'{"n":1e400,', 1)),
 ])
 def test_hook_process_on_a_damaged_head_writes_a_state_file(tmp_path, name, damage):

@@ -60,8 +60,8 @@ def test_binary_file(tmp_path):
 
 def test_json_object_of_another_tool(tmp_path):
     path = tmp_path / "chat.json"
-    path.write_bytes(orjson.dumps({"sessionId": "s1", "projectHash": "abc", "startTime": "2026-01-01T00:00:00Z",
-                                   "messages": [{"type": "user", "content": "hi"}]}))
+    path.write_bytes(orjson.dumps({"conversationId": "s1", "createdAt": "2026-01-01T00:00:00Z",
+                                   "turns": [{"speaker": "user", "text": "hi"}]}))
     expect_input_error(path, "unknown transcript format")
 
 

@@ -26,7 +26,18 @@ READERS: dict[str, str] = {
     "opencode-export": "pipeline.transcripts.opencode",
     "opencode-messages": "pipeline.transcripts.opencode",
     "codex-rollout": "pipeline.transcripts.codex",
+    "gemini-chat-jsonl": "pipeline.transcripts.gemini",
+    "gemini-chat-json": "pipeline.transcripts.gemini",
+    "gemini-stream-json": "pipeline.transcripts.gemini",
     "generic-jsonl": "pipeline.transcripts.generic",
+}
+
+#: formats that are recognised but hold no session to recover from -> why they are refused
+NOT_TRANSCRIPTS: dict[str, str] = {
+    "gemini-prompt-log": (
+        "not a session transcript (a Gemini CLI prompt log, logs.json: only the prompts typed, no replies or tool "
+        "calls); pass the session file under ~/.gemini/tmp/<project>/chats/ instead"
+    ),
 }
 
 
@@ -41,16 +52,20 @@ def read_transcript(
     """Read the transcript at ``path`` into a ``Transcript``.
 
     Raises InputError (exit 2) for a missing file, a symlink, a file that is not a regular file (a FIFO, a
-    device), a file outside the trusted root, a file over ``max_bytes`` bytes, or an unknown format (naming the formats it knows).  Bad records are skipped and
+    device), a file outside the trusted root, a file over ``max_bytes`` bytes, an unknown format (naming the formats it knows),
+    or a recognised file that is not a session transcript (``NOT_TRANSCRIPTS``: a Gemini CLI prompt log).  Bad records are skipped and
     counted in ``transcript.report``; with ``warn`` one line naming the file and line numbers goes to stderr.
     """
     resolved, size = checked_transcript(path, max_bytes=max_bytes, trusted_root=trusted_root)
     fmt = detect_format(str(resolved), size)
+    if fmt in NOT_TRANSCRIPTS:
+        raise InputError(NOT_TRANSCRIPTS[fmt], path=str(path))
     module_name = READERS.get(fmt)
     if module_name is None:
         raise InputError(
             "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl, "
-            "opencode export/messages JSON, Codex rollout JSONL, or {role, content} JSONL)",
+            "opencode export/messages JSON, Codex rollout JSONL, Gemini CLI chat JSONL/JSON or stream-json, "
+            "or {role, content} JSONL)",
             path=str(path),
         )
     reader = importlib.import_module(module_name)

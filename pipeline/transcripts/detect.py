@@ -38,8 +38,16 @@ FORMATS = (
     "opencode-export",
     "opencode-messages",
     "codex-rollout",
+    "gemini-chat-jsonl",
+    "gemini-chat-json",
+    "gemini-stream-json",
+    "gemini-prompt-log",  # recognised only to be refused: not a session transcript (pipeline.transcripts)
     "generic-jsonl",
 )
+
+#: Gemini CLI chat record types (FORMATS.md §5) and ``stream-json`` line types that only Gemini writes.
+GEMINI_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+GEMINI_STREAM_TYPES = frozenset({"tool_use", "tool_result"})
 
 CLAUDE_META_TYPES = frozenset(
     {
@@ -79,12 +87,35 @@ def _classify_record(rec: dict) -> str | None:
         return "codex-rollout"
     if rtype in CODEX_TYPES and isinstance(rec.get("payload"), dict) and "timestamp" in rec:
         return "codex-rollout"
+    gemini = _classify_gemini(rec, rtype)
+    if gemini:
+        return gemini
     if "parentUuid" in rec or "isSidechain" in rec or (rtype in ("user", "assistant", "system") and "sessionId" in rec):
         return "claude-code-jsonl"
     if rtype == "system" and rec.get("subtype") == "init" and "session_id" in rec:
         return "claude-code-jsonl"  # stream-json capture: the Claude Code reader tolerates its shape
     if "role" in rec and "content" in rec and rtype is None:
         return "generic-jsonl"
+    return None
+
+
+def _classify_gemini(rec: dict, rtype: str | None) -> str | None:
+    """A Gemini CLI chat JSONL line (header, message record, ``$set`` / ``$rewindTo``) or ``stream-json`` line."""
+    if "parentUuid" in rec or "uuid" in rec or "message" in rec:
+        return None  # Claude Code
+    if "sessionId" in rec and "projectHash" in rec:
+        return "gemini-chat-jsonl"  # the header (or a whole legacy session object on one line)
+    if isinstance(rec.get("$set"), dict) or isinstance(rec.get("$rewindTo"), str):
+        return "gemini-chat-jsonl"
+    if rtype in GEMINI_TYPES and isinstance(rec.get("id"), str) and "content" in rec and "role" not in rec:
+        return "gemini-chat-jsonl"
+    if rtype == "init" and "session_id" in rec and "subtype" not in rec:
+        return "gemini-stream-json"
+    if rtype in GEMINI_STREAM_TYPES and "tool_id" in rec:
+        return "gemini-stream-json"
+    if (rtype == "message" and rec.get("role") in ("user", "assistant") and isinstance(rec.get("content"), str)
+            and "timestamp" in rec):
+        return "gemini-stream-json"
     return None
 
 
@@ -150,6 +181,8 @@ def _detect_array(path: str, limit: int | None) -> str:
                     continue
                 if "info" in item and "parts" in item:
                     return "opencode-messages"
+                if "messageId" in item and isinstance(item.get("message"), str) and "parentUuid" not in item:
+                    return "gemini-prompt-log"  # logs.json: {sessionId, messageId, type, message, timestamp}
                 if "parentUuid" in item or "isSidechain" in item or ("sessionId" in item and "message" in item):
                     return "claude-code-json-array"
         except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
@@ -157,8 +190,37 @@ def _detect_array(path: str, limit: int | None) -> str:
     return "unknown"
 
 
+def _object_keys(path: str, limit: int | None) -> set[str]:
+    """Top-level keys of a JSON object document up to its ``messages`` or ``info`` key (ijson events: no value
+    is built, so a huge ``messages`` array costs nothing)."""
+    import ijson
+
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
+    keys: set[str] = set()
+    with open_transcript(path, limit) as fh:
+        guarded = GuardedReader(fh, path)
+        try:
+            for prefix, event, value in ijson.parse(guarded, use_float=True, buf_size=CHUNK_BYTES):
+                if prefix == "" and event == "map_key":
+                    keys.add(value)
+                    if value in ("messages", "info"):
+                        break
+                elif prefix == "" and event != "start_map":
+                    break  # not an object
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
+            pass
+    return keys
+
+
 def _detect_object_document(path: str, limit: int | None) -> str:
     from pipeline.transcripts.records import read_json_object_head
+
+    keys = _object_keys(path, _head_limit(limit))
+    if {"sessionId", "projectHash", "messages"} <= keys:
+        # the legacy session object {sessionId, projectHash, …, messages}; without reaching "messages" it may
+        # be a chat JSONL whose header line is torn (then the lines after it decide)
+        return "gemini-chat-json"
 
     # ask for "info" only: naming "messages" too would make ijson build that whole array in memory
     head = read_json_object_head(path, ("info",), _head_limit(limit))

@@ -34,7 +34,7 @@ EVENT_KINDS: tuple[str, ...] = (
 #: Kinds that are a call of a tool by the assistant (listed under "Tool Calls" in raw material).
 CALL_KINDS: frozenset[str] = frozenset({"tool_call", "subagent_call", "todo_list"})
 
-HARNESSES: tuple[str, ...] = ("claude-code", "copilot", "opencode", "codex", "generic")
+HARNESSES: tuple[str, ...] = ("claude-code", "copilot", "opencode", "codex", "gemini", "generic")
 TODO_STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed")
 
 # The Literal aliases below are for type checkers; at run time they are built on first access
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         "user_prompt", "assistant_text", "reasoning", "tool_call", "tool_result", "compaction",
         "subagent_call", "subagent_result", "todo_list",
     ]
-    Harness = Literal["claude-code", "copilot", "opencode", "codex", "generic"]
+    Harness = Literal["claude-code", "copilot", "opencode", "codex", "gemini", "generic"]
     TodoStatus = Literal["pending", "in_progress", "completed"]
 
 _LITERAL_ALIASES = {"EventKind": EVENT_KINDS, "Harness": HARNESSES, "TodoStatus": TODO_STATUSES}
