@@ -92,7 +92,7 @@ def _facts(items: list[Fact]) -> list[Fact]:
     seen: set[str] = set()
     for f in items:
         text = clip(f.text, FACT_LIMIT)
-        key = norm_key(text)
+        key = norm_key(text) or " ".join(text.lower().split())  # a CJK-only fact has no ASCII key
         if not key or key in seen:
             continue
         seen.add(key)

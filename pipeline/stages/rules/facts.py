@@ -14,6 +14,14 @@ Kinds and sources:
   call that explains what is needed;
 * ``fact`` — "confirmed that…", "found that…", "Note: …", and measured findings: two quantities related by a
   comparison ("scans all 40M rows to find ~4k", "12 ms instead of 232 s", "38 MB versus 410 MB").
+* ``trial`` (written as ``quirk``) — what the tool calls established (``trials``: a changed retry that worked,
+  a blocked call, a missing capability, one repeated error) and the failing lines of a log the user pasted
+  (``findings.pasted_failure``);
+* code-review findings (``reviews``) are ``subagent`` facts; sentences of the ``findings`` families (gap,
+  placement, measured change, dead end, cause, environment; several languages) are facts of the matching kind,
+  a measured change only when its figures come from this turn's tool output; a user's hindsight lesson
+  (``findings.LESSON``) is a constraint.  A sub-agent's file listings, "created X" lines and usage notes are
+  not findings.
 Compaction summaries only fill space left over, and only with facts no other event states.  A main-thread
 message repeated verbatim is read once.  Never from tool output, reasoning or sub-agent chatter.
 
@@ -34,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import factprune, tools
+from pipeline.stages.rules import factprune, findings, reviews, tools, trials
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import (
     SimilarIndex, clip, local_spans, norm_key, quote, span_index_at, strip_markup, tokens,
@@ -44,8 +52,12 @@ from pipeline.state.model import Decision, Evidence, Fact
 MAX_FACTS = 25
 FACT_LIMIT = 300  # characters
 SUBAGENT_PICK = 3
-KIND_ORDER = ("constraint", "subagent", "root_cause", "quirk", "fact")
-QUOTA = {"constraint": 8, "subagent": 6, "root_cause": 5, "quirk": 5, "fact": 3}
+SUB_MIN_SCORE = 3  # a finding cue, a concrete detail and a digit, or an observed state
+SHORT_RESULT = 400  # characters: a result this short keeps its lead sentence whatever its cues
+KIND_ORDER = ("constraint", "subagent", "trial", "root_cause", "quirk", "fact")
+QUOTA = {"constraint": 8, "subagent": 6, "trial": 6, "root_cause": 5, "quirk": 5, "fact": 3}
+#: internal kinds written as another ``Fact.kind`` (a trial-and-error fact is an environment quirk)
+_OUT_KIND = {"trial": "quirk"}
 
 _CONSTRAINT = lazy_re(
     r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
@@ -125,6 +137,22 @@ _SUB_HEAD = lazy_re(
     r"^(?:key\s+findings?|findings?|conclusion|summary|tl;?dr|answer|result|bottom\s+line|root\s+cause|in\s+short)\s*:", re.I
 )
 _DIGIT = lazy_re(r"\d")
+#: a sub-agent line that reports what it made or lists, or tells how to use it, rather than what it found:
+#: a file listing ("main.py (117 lines): Entry point", "create_model.py: UNet architecture", "Files: a, b"),
+#: "Created / Added / Wrote X", usage instructions ("To run it…", "Usage:", "Run `x` to…")
+_SUB_NOT_FINDING = lazy_re(
+    r"^(?:[-*•]\s*)?(?:`?[\w./-]+\.\w{1,5}`?(?:\s*(?:&|and|,)\s*`?[\w./-]+\.\w{1,5}`?)*\s*\(\d[\d,-]*\s+lines?\)|"
+    r"files?\s*:|`?[\w./-]+\.\w{1,5}`?\s*:\s+[A-Z]|(?:created|added|wrote|generated|implemented|made|built)\s+(?:a\s+|an\s+|the\s+)?"
+    r"(?:new\s+)?`?[\w./-]+|(?:[\w ]{1,25}:\s*)?(?:raises|returns|tests?\s+that|handles|accepts|takes|checks\s+that)\b|"
+    r"[\w ]{1,30}:\s*`?[\w./~-]+`?$|(?:load|read|open|save|write|run|call|compute|apply)\s+(?:the\s+)?[\w-]+\s+[\w-]+\s+from\b|to\s+(?:use|run|start|try)\s+(?:it|this|the)|usage\s*:|run\s+`[^`]+`\s+to\b|you\s+can\s+(?:now\s+)?(?:run|use|call))",
+    re.I,
+)
+#: a state the sub-agent observed ("main is 7 commits ahead of origin", "working tree is clean", "3 tests fail")
+_SUB_STATE = lazy_re(
+    r"\b(?:ahead|behind|clean|dirty|uncommitted|unpushed|untracked|passes|passing|fails?|failing|broken|missing|"
+    r"not\s+(?:found|present|set|used|caught|handled)|none\s+(?:found|present)|no\s+\w+\s+(?:were|was|is|are)\s+(?:found|present))\b",
+    re.I,
+)
 _SUB_SKIP = lazy_re(
     r"^(?:I'll|I\s+will|let\s+me|I\s+have|I've|here\s+is|here's|now\b|based\s+on|in\s+summary|overall|agentId|"
     r"done\b|task\s+completed|<\/?task_result>|the\s+following|below\s+is)",
@@ -162,13 +190,21 @@ def _sentences(s: Scan, i: int):
 
 def _cand(kind: str, s: Scan, i: int, a: int, b: int, sentence: str) -> _Cand:
     text = clip(sentence, FACT_LIMIT)
-    return _Cand(kind, text, i, a, b, norm_key(text), tokens(text))
+    return _Cand(kind, text, i, a, b, _key(text), tokens(text))
+
+
+def _key(text: str) -> str:
+    """``norm_key``, or for a text with no ASCII word (Chinese, Japanese, Korean) its whitespace-normalized
+    lower case, so it is not taken for empty."""
+    return norm_key(text) or " ".join(text.lower().split())
 
 
 def _constraints(s: Scan, i: int) -> list[_Cand]:
     out = []
     for a, b, sent in _sentences(s, i):
-        if len(sent) < 8 or sent.endswith("?") or not _CONSTRAINT.search(sent) or _NOT_CONSTRAINT.search(sent):
+        if len(sent) < 8 or sent.endswith("?") or _NOT_CONSTRAINT.search(sent):
+            continue
+        if not _CONSTRAINT.search(sent) and not findings.LESSON.search(sent):
             continue
         out.append(_cand("constraint", s, i, a, b, sent))
     return out
@@ -181,18 +217,27 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
         if len(sent) < 25 or len(sent) > 400 or _SUB_SKIP.match(sent) or sent.endswith(("?", ":")):
             continue
         line_start = text.rfind("\n", 0, a) + 1
-        if "#" in text[line_start:a]:
+        if "#" in text[line_start:a] or _SUB_NOT_FINDING.match(sent):
             continue
         score = (
             5 * bool(_SUB_HEAD.match(sent))
+            + 2 * bool(_SUB_STATE.search(sent))
             + 3 * bool(_SUB_CUE.search(sent))
             + 2 * bool(_SUB_DETAIL.search(sent))
             + bool(_DIGIT.search(sent))
         )
-        if score >= 2:
+        if score >= SUB_MIN_SCORE:
             scored.append((score, a, b, sent))
+        elif not scored and len(text) <= SHORT_RESULT and score >= 0 and len(sent) >= 25:
+            scored.append((SUB_MIN_SCORE, a, b, sent))  # a short result keeps its lead finding
     best = sorted(scored, key=lambda t: (-t[0], t[1]))[:SUBAGENT_PICK]
     return [_cand("subagent", s, i, a, b, sent) for _, a, b, sent in sorted(best, key=lambda t: t[1])]
+
+
+def _review(s: Scan, i: int) -> list[_Cand]:
+    """The findings of a code-review answer in event ``i`` (``reviews.findings``), as sub-agent facts."""
+    text = s.events[i].text
+    return [_Cand("subagent", clip(f, FACT_LIMIT), i, a, b, _key(f), tokens(f)) for f, a, b in reviews.findings(text)]
 
 
 def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
@@ -203,7 +248,7 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         picked = set(range(len(spans)))
     else:
         matches = _CUE.finditer(low) if len(low) == len(text) else _CUE_ANYCASE.finditer(text)
-        positions = [m.start() for m in matches]
+        positions = sorted({m.start() for m in matches} | {m.start() for m in findings.CUE.finditer(text)})
         if not positions:
             return []
         spans = local_spans(text, positions)
@@ -224,9 +269,60 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         elif not fix_taken and _FIX_CUE.search(sent) and not _SELF_TALK.match(sent):
             out.append(_cand("quirk", s, i, a, b, sent))
             fix_taken = True
-        elif (_OTHER.search(sent) or _MEASURE.search(sent)) and not _SELF_TALK.match(sent):
+        elif _OTHER.search(sent) and not _SELF_TALK.match(sent):
             out.append(_cand("fact", s, i, a, b, sent))
+        elif _MEASURE.search(sent) and not _SELF_TALK.match(sent):
+            if not _LABEL.match(sent) or _measured(s, i, sent):
+                out.append(_cand("fact", s, i, a, b, sent))
+        elif not _SELF_TALK.match(sent):
+            family = findings.kind_of(sent)
+            if family and (family != "measured" or _measured(s, i, sent)):
+                out.append(_cand(_FAMILY_KIND[family], s, i, a, b, sent))
     return out
+
+
+_NUM = lazy_re(r"\d+[.,]\d+|\d{2,}")
+#: a "Label: figures" line, the shape of a plan's selling points ("Reduced Coordination: 5 agents vs 12")
+_LABEL = lazy_re(r"^[\w .&/-]{1,40}:\s")
+MEASURE_LOOKBACK = 40  # events before a measured claim searched for its numbers
+
+
+def _measured(s: Scan, i: int, sent: str) -> bool:
+    """Whether a number of ``sent`` (one with a decimal or two digits) appears in a tool result or sub-agent
+    result of this turn (back to the previous user prompt, at most ``MEASURE_LOOKBACK`` events): a measured
+    finding, not a plan's estimate ("4 agents, 330 min vs 1095 min sequential").  A compaction summary's
+    figures were measured before it was written and count."""
+    if s.events[i].kind == "compaction":
+        return True
+    nums = _NUM.findall(sent)
+    if not nums:
+        return False
+    for j in range(i - 1, max(-1, i - 1 - MEASURE_LOOKBACK), -1):
+        ev = s.events[j]
+        if ev.kind in ("user_prompt", "compaction"):
+            break
+        if ev.kind in ("tool_result", "subagent_result") and any(n in ev.text for n in nums):
+            return True
+    return False
+
+
+#: ``findings`` families as fact kinds
+_FAMILY_KIND = {
+    "gap": "fact", "measured": "fact", "dead_end": "root_cause", "cause": "root_cause", "placement": "quirk",
+    "environment": "quirk",
+}
+
+
+def _pasted(s: Scan, i: int) -> list[_Cand]:
+    """The failing lines of a log the user pasted into prompt ``i`` (``findings.pasted_failure``)."""
+    text = s.events[i].text
+    span = findings.pasted_failure(text)
+    if span is None:
+        return []
+    a, b = span
+    shown = "; ".join(" ".join(x.split()) for x in text[a:b].splitlines() if x.strip())
+    fact = clip("Pasted log: " + shown, FACT_LIMIT)
+    return [_Cand("trial", fact, i, a, b, _key(fact), tokens(fact))]
 
 
 def _after_error(s: Scan) -> set[int]:
@@ -343,10 +439,14 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
 
     raw: dict[str, list[_Cand]] = {k: [] for k in KIND_ORDER}
     for i in s.users:
+        raw["trial"].extend(_pasted(s, i))
         if is_real_prompt(s.events[i].text):
             raw["constraint"].extend(_user_decided(s, i, _constraints(s, i), decisions))
     for i in s.subagent_results:
-        raw["subagent"].extend(_subagent(s, i))
+        raw["subagent"].extend(_review(s, i) or _subagent(s, i))
+    for t in trials.build(s):
+        text = clip(t.text, FACT_LIMIT)
+        raw["trial"].append(_Cand("trial", text, t.ev, t.start, t.end, _key(text), tokens(text)))
     errs = _after_error(s)
     seen_texts: set[str] = set()
     for i in s.assistants:
@@ -354,6 +454,10 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
         if text in seen_texts and i not in errs:  # a repeated message adds nothing new
             continue
         seen_texts.add(text)
+        found = _review(s, i)
+        if found:
+            raw["subagent"].extend(found)
+            continue
         for c in _assistant(s, i, i in errs):
             raw[c.kind].append(c)
     summary: list[_Cand] = []
@@ -367,5 +471,5 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
     for c in _select(by_kind, extra):
         q = quote(s.events[c.ev].text, c.start, c.end)
         if q:
-            out.append(Fact(text=c.text, kind=c.kind, evidence=Evidence(event_index=c.ev, quote=q)))
+            out.append(Fact(text=c.text, kind=_OUT_KIND.get(c.kind, c.kind), evidence=Evidence(event_index=c.ev, quote=q)))
     return out
