@@ -63,8 +63,9 @@ PHRASINGS = [
     (
         "I chose SQLite over Postgres for the test database, as it needs no server.",
         [
-            ("APPROVED", "SQLite", "it needs no server"),
-            ("REJECTED", "Postgres for the test database", "in favour of SQLite: it needs no server"),
+            # the purpose "for the test database" belongs to both options, so it goes with the chosen one
+            ("APPROVED", "SQLite for the test database", "it needs no server"),
+            ("REJECTED", "Postgres", "in favour of SQLite for the test database: it needs no server"),
         ],
     ),
     (

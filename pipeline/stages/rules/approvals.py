@@ -43,7 +43,27 @@ _APPROVAL_HEAD = lazy_re(
     r"looks\s+(?:good|great|fine)|lgtm|go\s+ahead|go\s+for\s+it|approved?|do\s+it|do\s+that|please\s+do|"
     r"let'?s\s+do\s+(?:it|that|this)|let'?s\s+go(?!\s+with\b|\s+for\s+(?!it\b))|perfect|great|agreed|agree|makes\s+sense|ship\s+it|proceed|"
     r"please\s+proceed|confirm(?:ed)?|that\s+works|works\s+for\s+me|correct|exactly|absolutely|definitely|"
-    r"fine|good|👍|✅)(?![\w'’])[\s,.!:;-]*",
+    r"fine|good|👍|✅|sim|claro|beleza|bora|pode(?:\s+(?:ser|fazer|seguir|ir))?|manda\s+ver|isso|certo|s[ií]|dale|adelante|"
+    r"vale|de\s+acuerdo|perfecto|perfeito|h[aá]galo|fa[cç]a(?:\s+isso)?|hazlo|"
+    r"好的|好|可以|行|没问题|就这样|同意|네|예|좋아요|좋아|그래요|그래|はい|お願いします|いいね|了解)(?![\w'’])[\s,.!:;，。！、-]*",
+    re.I,
+)
+#: a negation in any of the languages read here (an echoing reply with one is no acceptance)
+_ANY_NEG = lazy_re(
+    r"\b(?:no|not|don't|dont|never|stop|wait|n[aã]o|nunca|pare|espera|nada)\b|n't|不|别|別|아니|안\s|하지\s*마|いいえ|やめ|ない",
+    re.I,
+)
+#: a question the user asks between two named choices ("Redis or Postgres?", "você ou o gemini?", "A还是B？")
+_USER_OR = lazy_re(
+    r"(?P<a>`[^`]{1,40}`|[\w.+#/-]{2,40})\s*(?:\s(?:or|ou)\s|还是|아니면|それとも)\s*(?:(?:the|a|an|o|a|os|as|el|la|um|uma)\s+)?"
+    r"(?P<b>`[^`]{1,40}`|[\w.+#/-]{2,40})[^?？\n]{0,40}[?？]",
+    re.I,
+)
+_YOU = frozenset({"you", "voce", "você", "vc", "tu", "usted", "ustedes", "你", "您", "너", "당신", "あなた"})
+#: the assistant's answer turns a choice down: a negation or a limitation in the sentence naming it
+_LIMIT = lazy_re(
+    r"\b(?:not|no|cannot|can't|doesn't|does\s+not|lacks|isn't|won't|unable|n[aã]o|sem|sin|no\s+puede|nem)\b|"
+    r"不能|无法|没有|不支持|없|못|できない|ない",
     re.I,
 )
 _QUALIFIER = lazy_re(r"^(?:but|though|however|except|although|wait|hold\s+on|actually)\b", re.I)
@@ -152,6 +172,8 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
             return out + [f for f in extra if not _LABEL_ONLY.match(f.what)]
 
     head = _APPROVAL_HEAD.match(text)
+    if head is None and prev is not None and _echoes_question(text, prev_text):
+        head = re.match(r"", text)  # "crie então o programa" after "Quer que eu comece a criar o programa?"
     if head and prev is not None:
         rest = text[head.end():]
         qualified = bool(_QUALIFIER.match(rest))
@@ -163,6 +185,7 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
             if prop is not None:
                 what, a, b = prop
                 out.append(Found(APPROVED, what, f'user approved ("{reply}")', prev, a, b, i, 0, "user-approval"))
+            out.extend(_answered_choice(s, i, prev, reply))
         return out + _instructions(s, i, rest, offset=base + head.end())
 
     no = _REJECT_HEAD.match(text)
@@ -179,6 +202,79 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
                 found.insert(0, Found(REJECTED, what, f'user said "{reply}"', prev, a, b, i, 0, "user-rejection"))
         return found
     return _instructions(s, i, text, offset=base)
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w{4,}", text.lower()) if not w.isdigit()}
+
+
+def _echoes_question(reply: str, prev_text: str) -> bool:
+    """A short reply that repeats a content word of the proposal question the assistant ended on, with no
+    negation and no question of its own, accepts it ("crie então o programa" after "Quer que eu comece a
+    criar o programa?", "run the migration then" after "Shall I run the migration?")."""
+    if len(reply.split()) > 12 or reply.rstrip().endswith(("?", "？")) or _ANY_NEG.search(reply):
+        return False
+    spans = sentence_spans(prev_text)
+    if not spans:
+        return False
+    a, b = spans[-1]
+    last = prev_text[a:b].strip()
+    if not last.endswith(("?", "？")):
+        return False
+    prop = proposals.proposal_in(prev_text)
+    if prop is None or prop[1] != a:
+        return False
+    words = _content(reply)
+    return bool(words & _content(prop[0])) or any(len(w) >= 2 and w in prop[0] for w in re.findall(r"[\u4e00-\u9fff]{2,}", reply))
+
+
+def _cjk_split(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` cut again after CJK sentence ends (。！？；), which ``sentence_spans`` does not split on."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        start = a
+        for m in re.finditer(r"[。！？；]", text[a:b]):
+            out.append((start, a + m.end()))
+            start = a + m.end()
+        if text[start:b].strip():
+            out.append((start, b))
+    return out
+
+
+def _answered_choice(s: Scan, i: int, prev: int, reply: str) -> list[Found]:
+    """The user asked "X or Y?", the assistant's answer (``prev``) turned one down in a sentence naming it, and
+    the user's reply ``i`` went along: the other is APPROVED (quoting the question) and the one turned down is
+    REJECTED with the assistant's sentence as the reason."""
+    q = next((j for j in range(prev - 1, max(-1, prev - 30), -1) if s.events[j].kind == "user_prompt"), None)
+    if q is None:
+        return []
+    qtext = s.events[q].text
+    m = _USER_OR.search(qtext)
+    if m is None:
+        return []
+    opts = [m.group("a").strip("`"), m.group("b").strip("`")]
+    if opts[0].lower() == opts[1].lower():
+        return []
+    ptext = s.events[prev].text
+    hits: dict[int, tuple[int, int]] = {}
+    for a, b in _cjk_split(ptext, sentence_spans(ptext)):
+        sent = ptext[a:b]
+        for k, o in enumerate(opts):
+            if o.lower() in _YOU:
+                continue
+            if re.search(rf"(?<!\w){re.escape(o)}(?!\w)", sent, re.I) and _LIMIT.search(sent) and k not in hits:
+                hits[k] = (a, b)
+    if len(hits) != 1:
+        return []
+    (k, (a, b)), = hits.items()
+    other = opts[1 - k]
+    keep = f'the assistant itself ("{other}")' if other.lower() in _YOU else other
+    why = clip(strip_markup(ptext[a:b]), 170)
+    return [
+        Found(APPROVED, keep, f'user asked "{clip(m.group(0), 80)}" and went along ("{reply}")', q, m.start(), m.end(),
+              i, 1, "user-approval"),
+        Found(REJECTED, opts[k], f'per the assistant: "{why}"', prev, a, b, i, 2, "user-approval"),
+    ]
 
 
 def _instructions(

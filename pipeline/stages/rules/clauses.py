@@ -62,7 +62,7 @@ _SUBJECT_LEAD = lazy_re(
 )
 _REASON_LEAD = lazy_re(r"^(?:because|since|as|given\s+(?:that\s+)?|due\s+to)\s+", re.IGNORECASE)
 _SUBJECT_TRAIL = lazy_re(r"(?:\s+(?:still|also|just|really|actually|simply|even|ever|then))+$", re.IGNORECASE)
-_EDGE = " \t'“”‘’*_.,;:!?-–—"
+_EDGE = " \t'“”‘’*_.,;:!?-–—，。；：、！？"
 _TRAIL_WORDS = lazy_re(
     r"\s+(?:then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|initially|earlier|already)$",
     re.IGNORECASE,
@@ -175,8 +175,9 @@ def split_tail(tail: str, *, over: bool) -> tuple[str, str | None, str | None]:
         while n is not None and n.group("alt") is not None:
             n = _BOUND.search(rest, n.end())
         alt = full[base: base + n.start()] if n else full[base:]
+        x, alt, paren = _alt_purpose(x, alt)
         if n is None:
-            return x, alt, None
+            return x, alt, paren
         if n.group("stop") is None:
             return x, alt, full[base + n.end():]
         r = REASON_ONLY.search(rest, n.start())
@@ -185,6 +186,26 @@ def split_tail(tail: str, *, over: bool) -> tuple[str, str | None, str | None]:
         r = REASON_ONLY.search(tail, m.start())
         return x, None, (full[r.end():] if r else None)
     return x, None, full[m.end():]
+
+
+_ALT_FOR = lazy_re(r"^(?P<y>(?:[\w`.'/+-]+\s+){0,2}?[\w`.'/+-]*[\w`'])\s+(?P<p>for\s+(?:[\w`.'/+-]+\s*){1,5})(?P<rest>.*)$", re.IGNORECASE)
+#: verbs whose object is "for …" ("waiting for the lock"): the "for" is not a purpose there
+_FOR_VERB = lazy_re(r"\b(?:wait|look|search|ask|check|test|account|pay|allow|call|prepar|hop|aim|opt|vot|argu)\w*$", re.IGNORECASE)
+_ALT_PAREN = lazy_re(r"^(?P<y>.*?)\s*\((?P<r>[^()]{3,})\)\s*[.!]*$")
+
+
+def _alt_purpose(x: str, alt: str) -> tuple[str, str, str | None]:
+    """"X instead of Y for Z (why)": the purpose "for Z" belongs to both options, so it moves to the chosen one
+    ("X for Z" over "Y"); a parenthesis closing the alternative is the reason.  Returns ``(x, alt, reason)``."""
+    reason = None
+    p = _ALT_PAREN.match(alt)
+    if p and p.group("y").strip():
+        alt, reason = p.group("y"), p.group("r")
+    f = _ALT_FOR.match(alt.strip())
+    if f and not f.group("rest").strip(" .,") and not _FOR_VERB.search(f.group("y")) and x.strip():
+        x = f"{x.rstrip()} {f.group('p').strip()}"
+        alt = f.group("y")
+    return x, alt, reason
 
 
 _REASON_PAREN = lazy_re(r"\s*(?:because|since|as\s|it\s|which\s|faster|simpler|safer)", re.IGNORECASE)

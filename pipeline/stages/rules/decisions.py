@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, clauses, phrases, proposals, tools, untrusted
+from pipeline.stages.rules import approvals, clauses, phrases, plans, proposals, tools, untrusted
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
@@ -119,6 +119,24 @@ def _from_hits(s: Scan, i: int, origin: str) -> list[Cand]:
         org = h.origin if origin != "compaction-summary" else origin
         q = quote(text, h.start, h.end, focus=h.focus)
         out.append(Cand(h.status, what, h.reasoning or _default_reason(origin, h.status), i, q, i, h.focus, org))
+    return out
+
+
+def _from_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
+    """The plan items and scope exclusions (``plans``) of assistant message ``i`` when the assistant acted on
+    them; an item whose line already gave a phrasing hit is left to that hit."""
+    text = s.events[i].text
+    if not plans.acted_after(s.events, i):
+        return []
+    out: list[Cand] = []
+    for what, reason, a, b in plans.plan_items(text) + plans.exclusions(text, s.spans(i)):
+        lo = text.rfind("\n", a, max(a, b - 1)) + 1 or a  # the item's own line
+        if any(lo <= c.order < b for c in hits):
+            continue
+        why = clauses.reason_text(reason) or reason
+        if _foreign(s, text, lo, b, lo, APPROVED, what, why):
+            continue
+        out.append(Cand(APPROVED, what, why, i, quote(text, a, b, focus=lo), i, lo, "implicit"))
     return out
 
 
@@ -214,7 +232,9 @@ def collect(s: Scan) -> list[Cand]:
             if text in seen_texts:  # a replayed message: its decisions are already in, and must not re-approve
                 continue
             seen_texts.add(text)
-            out.extend(_from_hits(s, i, "implicit"))
+            hits = _from_hits(s, i, "implicit")
+            out.extend(hits)
+            out.extend(_from_plans(s, i, hits))
         elif k == "c":
             if _summary_usable(s, i):
                 out.extend(_from_hits(s, i, "compaction-summary"))

@@ -49,7 +49,12 @@ _OPTION_LISTED = lazy_re(r"^[ \t]*(?:\*\*|__)?([0-9]{1,2}|[A-Za-z])[.)]\s+(?:\*\
 _Q_PROPOSAL = lazy_re(
     r"(?:^|\b)(?:(?:so|then|ok(?:ay)?),?\s+)?(?:(?:shall|should)\s+(?:I|we)|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to|"
     r"want\s+me\s+to|is\s+it\s+ok(?:ay)?\s+(?:if\s+I|to)|ok(?:ay)?\s+(?:if\s+I|to)|can\s+I|may\s+I|ready\s+for\s+me\s+to|"
-    r"how\s+about|what\s+about|should\s+I\s+go\s+ahead\s+and)\s+(?P<x>.+?)\s*\?+\s*$",
+    r"how\s+about|what\s+about|should\s+I\s+go\s+ahead\s+and|"
+    r"(?:voc[eê]\s+)?quer(?:es)?\s+que\s+eu|posso|devo|gostaria\s+que\s+eu|¿?\s*quieres\s+que|¿?\s*puedo|¿?\s*debo|"
+    r"¿?\s*te\s+gustar[ií]a\s+que)\s+(?P<x>.+?)\s*[?？]+\s*$"
+    r"|^(?:要|需要|是否需要|要不要)?我(?:来|现在|先)?(?P<xz>.+?)(?:吗|么)?\s*[?？]+\s*$"
+    r"|^(?P<xk>.+?)(?:할까요|해\s*드릴까요|하시겠어요)\s*[?？]+\s*$"
+    r"|^(?P<xj>.+?)(?:しましょうか|してもいいですか|しますか)\s*[?？]+\s*$",
     re.I,
 )
 _S_PROPOSAL = lazy_re(
@@ -73,6 +78,43 @@ _GENERIC = lazy_re(
 #: a question whose object is a pronoun ("add it as a migration", "do that now") points back at the proposal
 _PRONOUN_OBJECT = lazy_re(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
 _PLAN_SENTENCE = lazy_re(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
+
+
+#: a heading that announces a recommendation ("### Recommended consolidation:", "**Proposed fix**", "## 推荐方案");
+#: its proposal is the first sentence of the paragraph under it
+_HEAD_PROPOSAL = lazy_re(
+    r"^[ \t]*(?:#{1,6}[ \t]*|\*\*|__)[^\n]{0,30}?(?:recommend(?:ed|ation)?|propos(?:al|ed)|suggest(?:ed|ion)|"
+    r"recomenda(?:do|da|ção|cion|ción)?|propuesta|proposta|sugerencia|sugestão|建议|推荐|추천|제안|提案|推奨|おすすめ)"
+    r"[^\n]{0,40}$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_LEAD_INSTEAD = lazy_re(
+    r"^(?:instead\s+of|rather\s+than|em\s+vez\s+de|en\s+lugar\s+de|en\s+vez\s+de)\s+(?P<y>[^,]{2,60}),\s*(?P<x>.+)$", re.I
+)
+
+
+def _heading_proposal(text: str) -> tuple[str, int, int] | None:
+    """The proposal under the last recommendation heading: ``(what, start, end)`` of its first sentence."""
+    found = None
+    for m in _HEAD_PROPOSAL.finditer(text):
+        if "?" in m.group(0):
+            continue
+        pos = m.end()
+        while pos < len(text) and text[pos] in " \t\n":
+            pos += 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = strip_markup(text[pos:end].replace("’", "'")).rstrip(" :：")
+        if not line or is_list_item(text[pos:end]) or line.endswith("?") or len(line.split()) > 30:
+            continue
+        line = re.split(r"(?<=[.!])\s+", line, maxsplit=1)[0].rstrip(".!")
+        lead = _LEAD_INSTEAD.match(line)
+        if lead:
+            line = f"{lead.group('x').rstrip(' :')} instead of {lead.group('y')}"
+        x = clauses.clean(line)
+        if x and not _GENERIC.match(x):
+            found = (clip(x, WHAT_LIMIT), m.start(), end)
+    return found
 
 
 def options_in(text: str) -> list[tuple[str, str, int, int]]:
@@ -167,10 +209,11 @@ def proposal_in(text: str) -> tuple[str, int, int] | None:
         sent = strip_markup(text[a:b].replace("’", "'"))
         q = _Q_PROPOSAL.search(sent)
         if q:
-            x = _PROPOSAL_TAIL.sub("", _PROPOSAL_LEAD.sub("", q.group("x").strip()))
+            x = q.group("x") or q.group("xz") or q.group("xk") or q.group("xj") or ""
+            x = _PROPOSAL_TAIL.sub("", _PROPOSAL_LEAD.sub("", x.strip()))
             if _GENERIC.match(x):
                 generic = (a, b)
-            elif re.search(r"\bor\b", x):
+            elif re.search(r"\b(?:or|ou)\b|还是|아니면|それとも", x):
                 questions.append(("", a, b))
             else:
                 questions.append((x, a, b))
@@ -181,6 +224,9 @@ def proposal_in(text: str) -> tuple[str, int, int] | None:
             x = re.sub(r"\s+if\s+you(?:'d)?\s+(?:like|want).*$", "", x, flags=re.I)
             if x and not _GENERIC.match(x):
                 statements.append((x, a, b))
+    head = _heading_proposal(text)
+    if head is not None and (not statements or statements[-1][1] < head[1]):
+        statements.append(head)
     pick = questions[-1] if questions else (statements[-1] if statements else None)
     if questions and statements and _PRONOUN_OBJECT.match(questions[-1][0]) and statements[-1][1] < questions[-1][1]:
         pick = statements[-1]  # "I propose X. Want me to add it as a migration?": "it" is the proposal X

@@ -1,0 +1,187 @@
+"""Decision Log from the shape of the dialogue (issue 13 §1.1, §1.3, §2): plan lists the assistant carried out,
+scope exclusions, recommendation headings approved by the user, replies that echo a proposal question, and a
+user's own "X or Y?" answered by the assistant.  Invented sentences in several domains and languages.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_rules_decisions import decisions_of, rows
+from rules_builder import B
+
+
+# --- "X instead of Y for Z (why)": the purpose goes with the chosen option -------------------------------
+@pytest.mark.parametrize(
+    "sentence, approved, rejected, reason",
+    [
+        ("Using a trie instead of a hash map for prefix lookups (ordered keys, no rehashing).",
+         "a trie for prefix lookups", "a hash map", "ordered keys, no rehashing"),
+        ("I'll use WAL mode instead of the rollback journal for the audit database because readers never block.",
+         "WAL mode for the audit database", "the rollback journal", "readers never block"),
+        ("Going with server-sent events instead of polling for the status page, since it halves the requests.",
+         "server-sent events for the status page", "polling", "it halves the requests"),
+    ],
+)
+def test_purpose_after_the_alternative_goes_with_the_choice(sentence, approved, rejected, reason):
+    b = B()
+    b.user("Speed up the search box.")
+    b.asst(f"I read the module. {sentence}")
+    got = rows(decisions_of(b))
+    assert got[0] == ("APPROVED", approved, reason)
+    assert got[1][:2] == ("REJECTED", rejected)
+
+
+# --- a plan list the assistant then carried out ---------------------------------------------------------------
+PLANS = [
+    (
+        "The flaky upload has two causes.\n\nI'll fix both by:\n"
+        "- Adding a retry wrapper around `put_object()` to survive the S3 503s\n"
+        "- Run the tests\n",
+        ("APPROVED", "adding a retry wrapper around `put_object()`", "to survive the S3 503s"),
+    ),
+    (
+        "Vou corrigir assim:\n"
+        "- Adicionar um índice em `pedidos.cliente_id` para evitar a varredura completa\n",
+        ("APPROVED", "adicionar um índice em `pedidos.cliente_id`", "para evitar a varredura completa"),
+    ),
+    (
+        "修改方案：\n"
+        "- 添加 `max_connections=8` 限制，以避免数据库连接耗尽\n",
+        ("APPROVED", "添加 `max_connections=8` 限制", "以避免数据库连接耗尽"),
+    ),
+]
+
+
+@pytest.mark.parametrize("message, expected", PLANS)
+def test_plan_list_carried_out_is_a_decision(message, expected):
+    b = B()
+    b.user("Fix it.")
+    b.asst(message)
+    b.edit("src/shop/storage.py")
+    got = rows(decisions_of(b))
+    assert got == [expected]
+
+
+def test_plan_list_without_action_is_only_a_proposal():
+    b = B()
+    b.user("Fix it.")
+    b.asst(PLANS[0][0] + "\nShould I go ahead?")
+    assert decisions_of(b) == []
+
+
+# --- a scope exclusion the assistant then carried out ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "sentence, what",
+    [
+        ("Now I need to drop the legacy tables (not the audit_log table).",
+         "drop the legacy tables, not the audit_log table"),
+        ("Let me reformat the Go files (keeping the generated protobuf code as is).",
+         "reformat the Go files, keeping the generated protobuf code as is"),
+        ("Voy a borrar las imágenes antiguas (sin los logotipos).", "borrar las imágenes antiguas, not los logotipos"),
+        ("我要删除旧的迁移文件（不包括 0001_initial.py）。", "删除旧的迁移文件, not 0001_initial.py"),
+    ],
+)
+def test_scope_exclusion_carried_out(sentence, what):
+    b = B()
+    b.user("Clean up the repo.")
+    b.asst(sentence)
+    b.bash("rm -rf old/", "")
+    got = decisions_of(b)
+    assert [(d.status, d.what) for d in got] == [("APPROVED", what)]
+
+
+def test_scope_exclusion_not_acted_on_is_nothing():
+    b = B()
+    b.user("Clean up the repo.")
+    b.asst("I'll drop the legacy tables (not the audit_log table).")
+    b.user("wait")
+    assert decisions_of(b) == []
+
+
+# --- a recommendation heading, then the user's go-ahead ------------------------------------------------------
+@pytest.mark.parametrize(
+    "heading, body, what",
+    [
+        ("### Recommended layout:", "Instead of 9 microservices, merge them into **3 services**:",
+         "merge them into 3 services instead of 9 microservices"),
+        ("**Proposed fix**", "Pin `numpy<2` in requirements.txt until the wheels catch up.",
+         "Pin `numpy<2` in requirements.txt until the wheels catch up"),
+        ("## Propuesta recomendada", "En lugar de cron, usar un temporizador de systemd por servicio.",
+         "usar un temporizador de systemd por servicio instead of cron"),
+    ],
+)
+def test_recommendation_heading_approved(heading, body, what):
+    b = B()
+    b.user("Review the deployment plan.")
+    b.asst(f"Review done.\n\n{heading}\n\n{body}\n\n1. first part\n2. second part\n\nThat keeps it simpler.")
+    b.user("ok, make the edits")
+    assert [(d.status, d.what, d.origin) for d in decisions_of(b)] == [("APPROVED", what, "user-approval")]
+
+
+def test_recommendation_heading_without_a_reply_is_not_approved():
+    b = B()
+    b.user("Review the deployment plan.")
+    b.asst("### Recommended layout:\n\nMerge them into 3 services.\n\nWhich one would you prefer?")
+    assert decisions_of(b) == []
+
+
+# --- a reply that echoes the proposal question accepts it ----------------------------------------------------
+@pytest.mark.parametrize(
+    "question, reply, what",
+    [
+        ("Quer que eu comece a migrar o banco de dados para o Postgres?", "migra então o banco",
+         "comece a migrar o banco de dados para o Postgres"),
+        ("¿Quieres que genere el informe de cobertura ahora?", "genera el informe", "genere el informe de cobertura ahora"),
+        ("Shall I regenerate the lockfile?", "regenerate the lockfile then", "regenerate the lockfile"),
+    ],
+)
+def test_reply_echoing_the_question_approves(question, reply, what):
+    b = B()
+    b.user("Check the project.")
+    b.asst(f"I looked at everything. {question}")
+    b.user(reply)
+    assert [(d.status, d.what) for d in decisions_of(b)] == [("APPROVED", what)]
+
+
+@pytest.mark.parametrize("reply", ["não migra o banco", "don't regenerate the lockfile", "regenerate the lockfile?"])
+def test_echo_with_a_negation_or_a_question_is_no_approval(reply):
+    b = B()
+    b.user("Check the project.")
+    b.asst("I looked at everything. Shall I regenerate the lockfile? Quer que eu migre o banco?")
+    b.user(reply)
+    assert [d.status for d in decisions_of(b)] != ["APPROVED"]
+
+
+# --- the user's own "X or Y?" answered by the assistant, then accepted ---------------------------------------
+@pytest.mark.parametrize(
+    "question, answer, reply, kept, dropped",
+    [
+        ("should we store sessions in redis or memcached?",
+         "Redis fits better here. Memcached has no persistence, so a restart logs everyone out. Shall I add Redis?",
+         "yes", "redis", "memcached"),
+        ("qual é melhor pra gerar os gráficos, plotly ou matplotlib?",
+         "Para este caso o plotly é melhor. O matplotlib não gera gráficos interativos no navegador. Quer que eu use o plotly?",
+         "sim", "plotly", "matplotlib"),
+        ("用 celery 还是 rq？",
+         "这里推荐 rq。celery 需要单独的 broker 配置，没有必要。要我改成 rq 吗？",
+         "好的", "celery", "rq"),
+    ],
+)
+def test_users_or_question_answered_and_accepted(question, answer, reply, kept, dropped):
+    b = B()
+    b.user(question)
+    b.asst(answer)
+    b.user(reply)
+    got = [(d.status, d.what) for d in decisions_of(b)]
+    if kept == "celery":  # "celery 需要…没有必要": the sentence naming celery turns it down
+        kept, dropped = "rq", "celery"
+    assert ("APPROVED", kept) in got
+    assert ("REJECTED", dropped) in got
+
+
+def test_users_or_question_with_no_reply_decides_nothing():
+    b = B()
+    b.user("should we store sessions in redis or memcached?")
+    b.asst("Redis fits better here. Memcached has no persistence, so a restart logs everyone out.")
+    assert decisions_of(b) == []
