@@ -27,7 +27,8 @@ def _default_suite() -> str:
 @click.command("eval")
 @click.option("--suite", "suites", multiple=True, metavar="FILE|real",
               help="Suite YAML file, a corpus probes.json, or 'real' for the real-session suite "
-                   "(../shared/corpus/probes.json, or $DUCK_TAPE_CORPUS/probes.json); repeatable; "
+                   "(shared/corpus/probes.json beside the repository checkout, or $DUCK_TAPE_CORPUS/probes.json); "
+                   "repeatable; "
                    "default: evals/suites/core.yaml.")
 @click.option("--engine", default="all", show_default=True, metavar="rules|llm|baseline|all",
               help="Engine to score; 'all' runs every available engine and says why any other was skipped.")
@@ -41,7 +42,7 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
                  thresholds_path: str | None) -> None:
     """Score engines on probe facts planted in fixture transcripts.
 
-    '--suite real' scores the real public transcripts of ../shared/corpus on probes people wrote by reading
+    '--suite real' scores the real public transcripts of shared/corpus beside the checkout on probes people wrote by reading
     them before any engine ran: the honest number. The core suite (the default) was written alongside the
     rules engine and guards against regressions.
 
