@@ -185,3 +185,129 @@ def test_users_or_question_with_no_reply_decides_nothing():
     b.user("should we store sessions in redis or memcached?")
     b.asst("Redis fits better here. Memcached has no persistence, so a restart logs everyone out.")
     assert decisions_of(b) == []
+
+
+# --- a correction: the plan just before is REJECTED, what the user asks instead APPROVED (§1.3) -------------
+CORRECTIONS = [
+    ("I'll add a Dockerfile and a compose file for the dev database.",
+     "Hmm, no Docker for this. Just use a local Postgres.",
+     [("REJECTED", "add a Dockerfile and a compose file for the dev database"), ("APPROVED", "a local Postgres")]),
+    ("I'll wire up SQLAlchemy models for the orders table.",
+     "Thanks, but no ORM. Plain SQL with psycopg is fine.",
+     [("REJECTED", "ORM"), ("APPROVED", "Plain SQL with psycopg")]),
+    ("I'll put the thumbnails on the local disk of each web node.",
+     "actually, let's store them in the object bucket",
+     [("REJECTED", "put the thumbnails on the local disk of each web node"), ("APPROVED", "store them in the object bucket")]),
+    ("I'll rewrite the nightly report in Rust.",
+     "Ok. Actually, no Rust: use the existing Go worker instead.",
+     [("REJECTED", "rewrite the nightly report in Rust"), ("APPROVED", "the existing Go worker")]),
+    ("We'll keep the session tokens in Memcached.",
+     "Não, os tokens precisam sobreviver a reinícios. Use o Postgres.",
+     [("REJECTED", "keep the session tokens in Memcached"), ("APPROVED", "o Postgres")]),
+]
+
+
+@pytest.mark.parametrize("plan, reply, expected", CORRECTIONS)
+def test_correction_rejects_the_plan_and_approves_the_replacement(plan, reply, expected):
+    b = B()
+    b.user("Work on the reporting service.")
+    b.asst(f"I read the code. {plan}")
+    b.user(reply)
+    assert [(d.status, d.what) for d in decisions_of(b)] == expected
+
+
+@pytest.mark.parametrize("reply", ["No problem, go ahead.", "Actually, also add a test for it.", "no worries"])
+def test_not_a_correction(reply):
+    b = B()
+    b.user("Work on the reporting service.")
+    b.asst("I read the code. I'll rewrite the nightly report in Rust.")
+    b.user(reply)
+    assert [d.status for d in decisions_of(b) if d.status == "REJECTED"] == []
+
+
+# --- non-English choices and rejections (§2) ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("不要用 Kafka，改用 NATS", [("APPROVED", "NATS"), ("REJECTED", "Kafka")]),
+        ("vamos usar MinIO em vez de S3", [("APPROVED", "MinIO"), ("REJECTED", "S3")]),
+        ("mejor usa pnpm en lugar de npm", [("APPROVED", "pnpm"), ("REJECTED", "npm")]),
+        ("Jenkins 말고 GitHub Actions를 쓰자", [("APPROVED", "GitHub Actions"), ("REJECTED", "Jenkins")]),
+        ("webpackではなく esbuildを使って", [("APPROVED", "esbuild"), ("REJECTED", "webpack")]),
+    ],
+)
+def test_user_instruction_in_other_languages(text, expected):
+    b = B()
+    b.user("Set up the build.")
+    b.asst("I looked at the repository layout.")
+    b.user(text)
+    assert sorted((d.status, d.what) for d in decisions_of(b)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("Vamos usar Parquet em vez de CSV porque os arquivos ficam 5x menores.",
+         [("APPROVED", "Parquet", "os arquivos ficam 5x menores"), ("REJECTED", "CSV", "os arquivos ficam 5x menores")]),
+        ("我们决定用 Caddy，不用 Nginx，因为证书自动续期。",
+         [("APPROVED", "Caddy", "证书自动续期"), ("REJECTED", "Nginx", "证书自动续期")]),
+        ("Usaremos Celery en lugar de cron porque necesitamos reintentos.",
+         [("APPROVED", "Celery", "necesitamos reintentos"), ("REJECTED", "cron", "necesitamos reintentos")]),
+    ],
+)
+def test_assistant_choice_in_other_languages(sentence, expected):
+    b = B()
+    b.user("Plan the export job.")
+    b.asst(sentence)
+    assert rows(decisions_of(b)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Se usarmos Parquet em vez de CSV, os arquivos ficam menores.", "如果用 Caddy 而不是 Nginx 会更简单吗？",
+     "¿Usamos Celery en lugar de cron?", "Vamos usar isso?"],
+)
+def test_conditional_or_question_in_other_languages_is_no_decision(sentence):
+    b = B()
+    b.user("Plan the export job.")
+    b.asst(sentence)
+    assert decisions_of(b) == []
+
+
+# --- English choice verbs, prose rejections, the reason in the clause before (§2) ------------------------------
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("We'll proceed with the canary deploy because it limits the blast radius.",
+         [("APPROVED", "the canary deploy", "it limits the blast radius")]),
+        ("We decided to move forward with protobuf for the event bus since JSON was 40% of the CPU.",
+         [("APPROVED", "protobuf for the event bus", "JSON was 40% of the CPU")]),
+        ("I'm switching the tokenizer to sentencepiece because the regex one splits emoji.",
+         [("APPROVED", "the tokenizer to sentencepiece", "the regex one splits emoji")]),
+        ("Changing the retry budget to 3 attempts since the upstream rate-limits us.",
+         [("APPROVED", "the retry budget to 3 attempts", "the upstream rate-limits us")]),
+        ("The stalls trace back to a full GC every minute; we're going with a smaller heap.",
+         [("APPROVED", "a smaller heap", "The stalls trace back to a full GC every minute")]),
+        ("We dropped the idea of a shared NFS mount, it breaks file locking.",
+         [("REJECTED", "a shared NFS mount", "it breaks file locking")]),
+        ("A second replica is not worth it because reads are 2% of the traffic.",
+         [("REJECTED", "A second replica", "reads are 2% of the traffic")]),
+    ],
+)
+def test_english_choice_families(sentence, expected):
+    b = B()
+    b.user("Tune the service.")
+    b.asst(f"I profiled it. {sentence}")
+    assert rows(decisions_of(b)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Let me proceed with the next step.", "Either Parquet or Avro would work here.",
+     "The lean approach avoided scope creep.", "Keep the API surface minimal."],
+)
+def test_narration_is_no_decision(sentence):
+    b = B()
+    b.user("Tune the service.")
+    b.asst(sentence)
+    assert decisions_of(b) == []

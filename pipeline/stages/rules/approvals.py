@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import clauses, phrases, proposals
+from pipeline.stages.rules import clauses, corrections, phrases, proposals
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, quote, sentence_spans, strip_markup
@@ -158,6 +158,14 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
     out: list[Found] = []
     reply = _reply(text)
 
+    fixed = corrections.correction(text, prev_text) if prev is not None else None
+    if fixed:
+        for status, what, why, cite, a, b in fixed:
+            ev_i, off = (prev, 0) if cite == "prev" else (i, base)
+            out.append(Found(status, what, why, ev_i, off + a, off + b, i, off + a if cite == "user" else 0,
+                             "user-rejection" if status == REJECTED else "user"))
+        return out + [f for f in _instructions(s, i, text, offset=base) if f.status == REJECTED]
+
     label = proposals.pick_label(text) if prev is not None else None
     if label is not None:
         resolved = proposals.resolve_option(prev_text, label)
@@ -189,6 +197,8 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
         return out + _instructions(s, i, rest, offset=base + head.end())
 
     no = _REJECT_HEAD.match(text)
+    if no and corrections.not_a_correction(text[no.end():]):  # "no problem, go ahead"
+        no = None
     if no:
         rest = text[no.end():]
         bare = not re.search(r"[,.!:;-]", text[: no.end()])

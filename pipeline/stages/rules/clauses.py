@@ -27,6 +27,8 @@ _BOUND = lazy_re(
 )
 REASON_ONLY = lazy_re(
     r"\s+(?:because|since|given\s+(?:that\s+)?|due\s+to)\s+|,\s*(?:as|since|because)\s+|\s*[—–:]\s+|\s+-{1,2}\s+"
+    r"|,\s*(?=(?:it|this|that|they)\s+(?:breaks|doesn't|didn't|can't|won't|adds|added|needs|requires|"
+    r"costs|leaks|races|deadlocks|crashes|would\s+(?:break|need|add|cost))\b)"
     r"|\s+(?=so\s+that\b|which\s+(?:means|gives|avoids|keeps|lets|makes)\b|to\s+(?:avoid|prevent|keep|ensure|"
     r"reduce|support|allow|match|speed|survive)\b)",
     re.IGNORECASE,

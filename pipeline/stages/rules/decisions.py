@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, clauses, phrases, plans, proposals, tools, untrusted
+from pipeline.stages.rules import approvals, clauses, intl, phrases, plans, proposals, tools, untrusted
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
@@ -140,6 +140,26 @@ def _from_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
     return out
 
 
+def _from_intl(s: Scan, i: int, origin: str) -> list[Cand]:
+    """Non-English choices and rejections (``intl``) of event ``i``: a user's always, an assistant's approval
+    only with a reason or a rejected alternative."""
+    text = s.events[i].text
+    out: list[Cand] = []
+    for status, what, alt, reason, a, b in intl.hits(text):
+        if origin == "user":
+            why = f'user\'s instruction ("{clip(text[a:b].strip(), 150)}")' if status == APPROVED else (
+                f'user said "{clip(text[a:b].strip(), 150)}"')
+        else:
+            if status == APPROVED and not (alt or reason):
+                continue
+            why = reason or (f"in favour of {alt}" if status == REJECTED and alt else
+                             f"instead of {alt}" if alt else _default_reason(origin, status))
+        if _foreign(s, text, a, b, a, status, what, why):
+            continue
+        out.append(Cand(status, what, why, i, quote(text, a, b, focus=a), i, a + (1 if status == REJECTED else 0), origin))
+    return out
+
+
 def _resolve_option_name(s: Scan, i: int, what: str, label: str) -> str:
     """"option 2" -> "option 2: <its text>" from the options listed in this message or the last 3 assistant
     messages before it; unchanged when none lists it."""
@@ -235,6 +255,7 @@ def collect(s: Scan) -> list[Cand]:
             hits = _from_hits(s, i, "implicit")
             out.extend(hits)
             out.extend(_from_plans(s, i, hits))
+            out.extend(_from_intl(s, i, "implicit"))
         elif k == "c":
             if _summary_usable(s, i):
                 out.extend(_from_hits(s, i, "compaction-summary"))
@@ -246,6 +267,7 @@ def collect(s: Scan) -> list[Cand]:
                     continue
                 q = quote(text, h.start, h.end, focus=h.focus)
                 out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
+            out.extend(_from_intl(s, i, "user"))
             for f in approvals.found_in_prompt(s, i):
                 if _foreign(s, s.events[f.ev].text, f.start, f.end, f.order if f.ev == f.at else None, f.status, f.what,
                             f.reasoning):
