@@ -213,7 +213,10 @@ def test_correction_rejects_the_plan_and_approves_the_replacement(plan, reply, e
     b.user("Work on the reporting service.")
     b.asst(f"I read the code. {plan}")
     b.user(reply)
-    assert [(d.status, d.what) for d in decisions_of(b)] == expected
+    got = decisions_of(b)
+    # the plan sentence itself is logged too when it is a plan in the agent's own verbs, marked as reversed
+    assert all(d.reasoning.endswith("(later rejected)") for d in got if d.evidence.event_index == 1 and d.status == "APPROVED")
+    assert [(d.status, d.what) for d in got if not d.reasoning.endswith("(later rejected)")] == expected
 
 
 @pytest.mark.parametrize("reply", ["No problem, go ahead.", "Actually, also add a test for it.", "no worries"])
@@ -310,4 +313,107 @@ def test_narration_is_no_decision(sentence):
     b = B()
     b.user("Tune the service.")
     b.asst(sentence)
+    assert decisions_of(b) == []
+
+
+# --- a branch the user rewound away from (Claude Code parentUuid trees, §1.4) ---------------------------------
+def _tree(b: B, links: list[tuple[str, str | None]]):
+    """Give the built events ``uuid``/``parent_uuid`` in order."""
+    t = b.build()
+    for ev, (u, p) in zip(t.events, links):
+        ev.uuid, ev.parent_uuid = u, p
+    return t
+
+
+def test_sibling_subtree_of_the_last_leaf_is_dropped():
+    fork = "sys0"
+    from pipeline.stages import distil
+    b = B()
+    b.user("Add caching to the thumbnail service.")
+    b.asst("We're going with Memcached for the thumbnails because it is already deployed.")
+    b.edit("src/thumbs/cache.py")
+    b.user("Add caching to the thumbnail service, on local disk this time.")
+    b.asst("Going with a local disk cache since it needs no new service.")
+    b.edit("src/thumbs/disk.py")
+    # u1 and u2 are both children of the same earlier record "sys0" (the rewind point)
+    t = _tree(b, [("u1", fork), ("a1", "u1"), ("c1", "a1"), ("r1", "c1"), ("u2", fork), ("a2", "u2"), ("c2", "a2"), ("r2", "c2")])
+    from pipeline.transcripts.model import Event
+    t.events.insert(0, Event(index=0, kind="user_prompt", text="Look at the thumbnail service.", uuid=fork,
+                             timestamp="2026-09-01T09:59:00.000Z"))
+    for k, ev in enumerate(t.events):
+        ev.index = k
+    d = distil.run(t)
+    assert [x.what for x in d.decisions] == ["a local disk cache"]
+    assert not any("cache.py" in item for item in d.position.done)
+    assert any("disk.py" in item for item in d.position.done)
+
+
+def test_dangling_parent_keeps_everything():
+    from pipeline.stages import distil
+    b = B()
+    b.user("Add caching to the thumbnail service.")
+    b.asst("We're going with Memcached for the thumbnails because it is already deployed.")
+    b.user("Now on local disk.")
+    b.asst("Going with a local disk cache since it needs no new service.")
+    # the first half hangs off an id no record carries (a compaction dropped it): nothing is provably abandoned
+    t = _tree(b, [("u1", "gone-1"), ("a1", "u1"), ("u2", "gone-2"), ("a2", "u2")])
+    assert [x.what for x in distil.run(t).decisions] == ["Memcached for the thumbnails", "a local disk cache"]
+
+
+def test_claude_code_reader_links_events_across_records_without_events(tmp_path):
+    import json
+
+    from pipeline.transcripts import read_transcript
+
+    def line(uuid, parent, role, text, **kw):
+        rec = {"parentUuid": parent, "isSidechain": False, "type": role, "uuid": uuid, "sessionId": "s1",
+               "timestamp": "2026-09-01T10:00:00.000Z", "cwd": "/w", "version": "2.1.89",
+               "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+        if role == "assistant":
+            rec["message"].update(id="m-" + uuid, model="claude")
+        rec.update(kw)
+        return json.dumps(rec)
+
+    f = tmp_path / "s1.jsonl"
+    f.write_text("\n".join([
+        line("u1", None, "user", "Add caching."),
+        line("a1", "u1", "assistant", "We're going with Memcached because it is deployed."),
+        json.dumps({"type": "progress", "uuid": "p1", "parentUuid": "a1", "sessionId": "s1"}),
+        line("u2", "p1", "user", "Use disk instead."),
+        line("u3", "gone", "user", "And a TTL of 1h."),
+    ]) + "\n")
+    ev = read_transcript(str(f)).events
+    assert [(e.uuid, e.parent_uuid) for e in ev] == [("u1", None), ("a1", "u1"), ("u2", "a1"), ("u3", "gone")]
+
+
+# --- an earlier plan in any verb is marked "(later rejected)" when reversed (§1.4) ------------------------------
+@pytest.mark.parametrize(
+    "plan, reversal, first",
+    [
+        ("We'll keep the session tokens in Memcached for now.",
+         "Memcached doesn't keep tokens across restarts, so I'm switching to Postgres instead.",
+         "keep the session tokens in Memcached"),
+        ("Caching thumbnails on the local disk of each node.",
+         "Local disk caching breaks behind the load balancer, so we're going with the shared bucket instead of local disk.",
+         "cache thumbnails on the local disk of each node"),
+        ("Vamos usar Redis em vez de Postgres para as filas porque é mais rápido.",
+         "Não vamos usar Redis, porque perde mensagens quando reinicia.",
+         "Redis"),
+    ],
+)
+def test_reversed_plan_is_marked_later_rejected(plan, reversal, first):
+    b = B()
+    b.user("Build the session store.")
+    b.asst(plan)
+    b.bash("make test", "ok")
+    b.asst(reversal)
+    got = decisions_of(b)
+    head = [d for d in got if d.what == first]
+    assert head and head[0].status == "APPROVED" and head[0].reasoning.endswith("(later rejected)")
+
+
+def test_plan_nobody_reversed_is_not_logged():
+    b = B()
+    b.user("Build the session store.")
+    b.asst("We'll keep the session tokens in Memcached for now.")
     assert decisions_of(b) == []

@@ -66,7 +66,8 @@ _REASON_LEAD = lazy_re(r"^(?:because|since|as|given\s+(?:that\s+)?|due\s+to)\s+"
 _SUBJECT_TRAIL = lazy_re(r"(?:\s+(?:still|also|just|really|actually|simply|even|ever|then))+$", re.IGNORECASE)
 _EDGE = " \t'“”‘’*_.,;:!?-–—，。；：、！？"
 _TRAIL_WORDS = lazy_re(
-    r"\s+(?:then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|initially|earlier|already)$",
+    r"\s+(?:for\s+now|for\s+the\s+time\s+being|then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|"
+    r"initially|earlier|already)$",
     re.IGNORECASE,
 )
 LEMMA = {

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, clauses, intl, phrases, plans, proposals, tools, untrusted
+from pipeline.stages.rules import approvals, branches, clauses, intl, phrases, plans, proposals, tools, untrusted
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
@@ -49,6 +49,7 @@ from pipeline.state.model import Decision, Evidence
 REASON_LIMIT = phrases.REASON_LIMIT
 LATER_REJECTED = " (later rejected)"
 PRONOUN_LOOKBACK = 15  # events
+LATENT = "latent"  # origin of a plan kept only if later rejected (merge)
 SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
 _OPTION_NAME = lazy_re(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
 _DENIED = lazy_re(
@@ -137,6 +138,20 @@ def _from_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
         if _foreign(s, text, lo, b, lo, APPROVED, what, why):
             continue
         out.append(Cand(APPROVED, what, why, i, quote(text, a, b, focus=lo), i, lo, "implicit"))
+    return out
+
+
+def _latent_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
+    """The assistant's plan sentences (``plans.stated_plans``) as ``latent`` candidates: kept by ``merge`` only
+    when a later entry rejects them, so a reversal has the plan to mark "(later rejected)"."""
+    text = s.events[i].text
+    out: list[Cand] = []
+    for what, a, b in plans.stated_plans(text, s.spans(i)):
+        if any(a <= c.order < b for c in hits):
+            continue
+        if _foreign(s, text, a, b, a, APPROVED, what, "stated by the assistant"):
+            continue
+        out.append(Cand(APPROVED, what, "stated by the assistant", i, quote(text, a, b, focus=a), i, a, LATENT))
     return out
 
 
@@ -255,6 +270,7 @@ def collect(s: Scan) -> list[Cand]:
             hits = _from_hits(s, i, "implicit")
             out.extend(hits)
             out.extend(_from_plans(s, i, hits))
+            out.extend(_latent_plans(s, i, hits))
             out.extend(_from_intl(s, i, "implicit"))
         elif k == "c":
             if _summary_usable(s, i):
@@ -329,6 +345,7 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
     cands = sorted(cands, key=lambda c: (c.at, c.order))
     originals = [(norm_key(c.what), tokens(c.what)) for c in cands if c.origin != "compaction-summary"]
     kept: list[Cand] = []
+    dropped: set[int] = set()
     groups: list[_Group] = []
     for c in cands:
         key = norm_key(c.what)
@@ -344,7 +361,13 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
         if group is None:
             group = next((g for g in reversed(groups) if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
         if group is not None and group.status == c.status:
+            if c.origin != LATENT and all(kept[k].origin == LATENT for k in group.members):
+                dropped.update(group.members)  # the plan is stated for real now: that entry stands instead
+                kept.append(c)
+                group.members = [len(kept) - 1]
             continue
+        if c.origin == LATENT and group is not None:
+            continue  # a plan sentence never reopens a subject already decided the other way
         kept.append(c)
         if group is None:
             groups.append(_Group(key, toks, c.status, [len(kept) - 1]))
@@ -356,13 +379,24 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
                     prev.reasoning = clip(prev.reasoning, REASON_LIMIT - len(LATER_REJECTED)) + LATER_REJECTED
         group.status = c.status
         group.members.append(len(kept) - 1)
-    return kept
+    out = []
+    for k, c in enumerate(kept):
+        if k in dropped:
+            continue
+        if c.origin == LATENT:
+            if not c.reasoning.endswith(LATER_REJECTED):
+                continue  # a plan nobody reversed is no decision
+            c.origin = "implicit"
+        out.append(c)
+    return out
 
 
 def build(s: Scan) -> list[Decision]:
     """The Decision Log entries (chronological) with evidence, timestamps and origins."""
     out: list[Decision] = []
-    for c in merge(s, collect(s)):
+    gone = branches.abandoned(s.events)  # a branch the user rewound away from decides nothing
+    cands = [c for c in collect(s) if c.ev not in gone and c.at not in gone] if gone else collect(s)
+    for c in merge(s, cands):
         if not c.quote:
             continue
         out.append(

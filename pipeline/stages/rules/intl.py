@@ -37,7 +37,8 @@ _PATTERNS: tuple[tuple[str, object], ...] = (
         r"(?:vamos|vou|decidimos|optamos\s+por|preferimos|prefiro|melhor|mejor|usaremos|usemos|vamos\s+a|voy\s+a|decid[ií]|"
         r"elegimos|escolhemos|use|usa|utilize|utiliza)\s+(?:(?:usar|utilizar|adotar|adoptar|ficar\s+con?|quedarnos\s+con|"
         r"manter|mantener|usa|use)\s+)?(?P<y>" + _NP + r")\s+(?:em\s+vez\s+de|ao\s+inv[eé]s\s+de|no\s+lugar\s+de|"
-        r"en\s+lugar\s+de|en\s+vez\s+de)\s+(?P<x>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya|já|dado))" + _REASON,
+        r"en\s+lugar\s+de|en\s+vez\s+de)\s+(?P<x>" + _NP + r")(?:\s+(?:para|pra|por)\s+[^,.;:!]{1,40}?)?"
+        r"(?=\s*(?:[,.;:!]|$|porque|pois|ya|já|dado))" + _REASON,
         re.IGNORECASE)),
     # not X, Y (Latin)
     ("not-x-y", lazy_re(
@@ -45,17 +46,17 @@ _PATTERNS: tuple[tuple[str, object], ...] = (
         + r")\s*[,;.]\s*(?:e\s+sim\s+|sino\s+|mas\s+|pero\s+)?(?:use|usa|usemos|vamos\s+usar|utilize|utiliza)\s+(?P<y>" + _NP
         + r")(?=\s*(?:[,.;:!]|$))" + _REASON,
         re.IGNORECASE)),
-    # choice verb (Latin) — the reason or an alternative is needed for the assistant
-    ("chose", lazy_re(
-        r"(?:decidimos|decid[ií]|optamos\s+por|optei\s+por|opt[eé]\s+por|escolhemos|escolhi|elegimos|eleg[ií]|"
-        r"vamos\s+(?:usar|adotar|ficar\s+com)|vamos\s+a\s+usar|usaremos|vou\s+usar|voy\s+a\s+usar)\s+(?:(?:usar|utilizar|adotar|adoptar)\s+)?"
-        r"(?P<y>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya\s+que|já\s+que|dado))" + _REASON,
-        re.IGNORECASE)),
     # rejection verb (Latin)
     ("dropped", lazy_re(
         r"(?:descartamos|descartei|descart[eé]|desistimos\s+de|desist[ií]\s+de|abandonamos|n[aã]o\s+vamos\s+usar|"
         r"no\s+vamos\s+a\s+usar|n[aã]o\s+use|no\s+uses|no\s+usemos)\s+(?:(?:o|a|el|la)\s+(?:ideia|idea)\s+de\s+)?"
         r"(?P<x>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya\s+que|já\s+que|dado))" + _REASON,
+        re.IGNORECASE)),
+    # choice verb (Latin) — the reason or an alternative is needed for the assistant
+    ("chose", lazy_re(
+        r"(?:decidimos|decid[ií]|optamos\s+por|optei\s+por|opt[eé]\s+por|escolhemos|escolhi|elegimos|eleg[ií]|"
+        r"vamos\s+(?:usar|adotar|ficar\s+com)|vamos\s+a\s+usar|usaremos|vou\s+usar|voy\s+a\s+usar)\s+(?:(?:usar|utilizar|adotar|adoptar)\s+)?"
+        r"(?P<y>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya\s+que|já\s+que|dado))" + _REASON,
         re.IGNORECASE)),
     # zh: 不要用 X，改用 Y / 不用 X，用 Y / 用 Y，不用 X / 用 Y 而不是 X / 改用 Y / 决定用 Y / 放弃 X
     ("zh-not-x-y", lazy_re(

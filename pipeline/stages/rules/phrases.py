@@ -281,7 +281,7 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
     start = a
     if reason is None and pat.side == "after":
         before = sent[: m.start()]
-        cut = max(before.rfind(";"), before.rfind(" — "), before.rfind(": "))
+        cut = max(before.rfind(";"), before.rfind(" — "), before.rfind(": "), before.rfind(", so "))
         if cut > 0 and len(before[cut + 1:].split()) <= 4 and len(before[:cut].split()) >= 3:
             reason = before[:cut]  # "The timeouts trace back to X; we're going with Y"
         elif k > 0:
