@@ -160,11 +160,14 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
 
     fixed = corrections.correction(text, prev_text) if prev is not None else None
     if fixed:
+        named = [f for f in _instructions(s, i, text, offset=base) if f.status == REJECTED]
         for status, what, why, cite, a, b in fixed:
+            if cite == "prev" and named:
+                continue  # the reply names what it turns down ("no, don't use X, use Y"): not the whole plan
             ev_i, off = (prev, 0) if cite == "prev" else (i, base)
             out.append(Found(status, what, why, ev_i, off + a, off + b, i, off + a if cite == "user" else 0,
                              "user-rejection" if status == REJECTED else "user"))
-        return out + [f for f in _instructions(s, i, text, offset=base) if f.status == REJECTED]
+        return out + named
 
     label = proposals.pick_label(text) if prev is not None else None
     if label is not None:
