@@ -148,9 +148,7 @@ def _latent_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
     out: list[Cand] = []
     for what, a, b in plans.stated_plans(text, s.spans(i)):
         if any(a <= c.order < b for c in hits):
-            continue
-        if _foreign(s, text, a, b, a, APPROVED, what, "stated by the assistant"):
-            continue
+            continue  # screened by ``merge`` once kept: most plan sentences are never reversed
         out.append(Cand(APPROVED, what, "stated by the assistant", i, quote(text, a, b, focus=a), i, a, LATENT))
     return out
 
@@ -386,6 +384,9 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
         if c.origin == LATENT:
             if not c.reasoning.endswith(LATER_REJECTED):
                 continue  # a plan nobody reversed is no decision
+            text = s.events[c.ev].text
+            if _foreign(s, text, c.order, c.order + len(c.quote), c.order, APPROVED, c.what, "stated by the assistant"):
+                continue
             c.origin = "implicit"
         out.append(c)
     return out

@@ -85,12 +85,15 @@ _STATUS = {
     "zh-y-not-x": "both", "zh-chose": "APPROVED", "zh-dropped": "REJECTED", "ko-y-instead": "both",
     "ko-dropped": "REJECTED", "ja-y-instead": "both", "ja-dropped": "REJECTED",
 }
+_LATIN = frozenset({"y-instead", "not-x-y", "chose", "dropped"})
 _COND = lazy_re(r"(?:^|\s)(?:se|si|talvez|quizás|quizá|caso)\s|如果|假如|是否|可能|만약|もし|かもしれ", re.IGNORECASE)
-_HINT = lazy_re(
-    r"em\s+vez|ao\s+inv|no\s+lugar|en\s+lugar|en\s+vez|n[aã]o\s|\bno\s|decid|opt[aeé]|escolh|eleg|vamos|usaremos|vou\s|voy\s|"
-    r"descart|desist|abandon|[用弃排选决改]|대신|말고|보다는|쓰지|사용하지|제외|ではなく|じゃな|代わり|使わ|やめ|採用|見送",
-    re.IGNORECASE,
+#: cheap pre-filters: a text is split into sentences only when it holds a cue word of one of these languages
+_HINT_LATIN = lazy_re(  # on lower-cased text, grouped by first letter (one dispatch per word start)
+    r"\b(?:e(?:m\s+vez|n\s+lugar|n\s+vez|scolh|legimos|leg[ií]\b)|a(?:o\s+inv|bandonamos)|"
+    r"n(?:o\s+lugar\s+de|[aã]o\s+(?:use|vamos|vou)|o\s+(?:uses|usemos|use|vamos)\b)|d(?:ecid(?:imos|[ií]\b)|escart|esist)|"
+    r"o(?:pt(?:amos|ei|[eé])\s+por)|v(?:amos\s|ou\s+usar|oy\s+a\s+usar)|u(?:saremos|semos)|m(?:elhor|ejor)\s)"
 )
+_HINT_CJK = lazy_re(r"[用弃排选决改]|대신|말고|보다는|쓰지|사용하지|제외|ではなく|じゃな|代わり|使わ|やめ|採用|見送")
 _SENT = lazy_re(r"[^.。!！?？\n]+[.。!！?？]?")
 _PARTICLE = lazy_re(r"(?:을|를|은|는|이|가|로|으로|を|は|が|で|に|の)$")
 
@@ -104,14 +107,21 @@ def hits(text: str) -> list[tuple[str, str, str | None, str | None, int, int]]:
     is the sentence.  ``alternative`` is the rejected option of an approval (or the approved one of a
     rejection) when the sentence names it."""
     out: list[tuple[str, str, str | None, str | None, int, int]] = []
-    if not _HINT.search(text):
+    latin = bool(_HINT_LATIN.search(text.lower()))
+    cjk = not text.isascii() and bool(_HINT_CJK.search(text))
+    if not (latin or cjk):
         return out
     for sm in _SENT.finditer(text):
         sent = sm.group(0)
-        if sent.rstrip().endswith(("?", "？")) or _COND.search(sent) or not _HINT.search(sent):
+        if sent.rstrip().endswith(("?", "？")) or _COND.search(sent):
+            continue
+        lat = latin and bool(_HINT_LATIN.search(sent.lower()))
+        if not lat and not (cjk and _HINT_CJK.search(sent)):
             continue
         taken: list[tuple[int, int]] = []
         for name, rx in _PATTERNS:
+            if (name in _LATIN) != lat and not (lat and cjk):
+                continue
             for m in rx.finditer(sent):
                 if any(a < m.end() and m.start() < b for a, b in taken):
                     continue

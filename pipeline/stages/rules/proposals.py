@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import clauses
@@ -196,6 +197,7 @@ def plan_in(text: str) -> tuple[str, int, int] | None:
     return found
 
 
+@lru_cache(maxsize=64)
 def proposal_in(text: str) -> tuple[str, int, int] | None:
     """The proposal an assistant message ends on: ``(what, start, end)`` of the sentence to quote, or None.
 
