@@ -417,3 +417,48 @@ def test_plan_nobody_reversed_is_not_logged():
     b.user("Build the session store.")
     b.asst("We'll keep the session tokens in Memcached for now.")
     assert decisions_of(b) == []
+
+
+# --- noise out (§3) ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "sentence",
+    ["Let's keep the config minimal.", "Let's keep the exporter backwards compatible.", "Let's keep the schema flat."],
+)
+def test_keep_x_minimal_approves_nothing(sentence):
+    b = B()
+    b.user("Tidy the exporter.")
+    b.asst(sentence)
+    assert decisions_of(b) == []
+
+
+@pytest.mark.parametrize(
+    "sentence, what",
+    [
+        ("Let's use the cache but key it on the user id.", "the cache"),
+        ("We're going with sqlc but generate it in CI.", "sqlc"),
+        ("Let's stick with Flask but move the views into blueprints.", "Flask"),
+    ],
+)
+def test_what_stops_before_but(sentence, what):
+    b = B()
+    b.user("Tidy the exporter.")
+    b.asst(sentence)
+    assert [d.what for d in decisions_of(b)] == [what]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("We're going with Redis for the counters because it is shared.",
+         "Going with Redis for the rate-limit counters since it is shared across pods."),
+        ("I settled on zstd for the archives because it is faster.", "Settled on zstd for the nightly archives, it decompresses 3x faster."),
+        ("Vamos usar Parquet em vez de CSV porque é menor.", "Vamos usar Parquet em vez de CSV porque os arquivos ficam menores."),
+    ],
+)
+def test_near_duplicates_collapse(first, second):
+    b = B()
+    b.user("Tidy the exporter.")
+    b.asst(first)
+    b.asst(second)
+    approved = [d for d in decisions_of(b) if d.status == "APPROVED"]
+    assert len(approved) == 1

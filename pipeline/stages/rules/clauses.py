@@ -20,7 +20,7 @@ _BOUND = lazy_re(
     r"reduce|support|handle|allow|match|speed|stay|get\s+rid|fix|work\s+around|survive)\b)"
     r"|\s*[—–]\s*|\s+-{1,2}\s+|\s*:\s+|\s*;\s*|\s+\((?=\s*(?:because|since|as|it|which|faster|simpler|safer))"
     r"|,\s*(?=(?:because|since|as|which|so|given|due\s+to)\b))"
-    r"|(?P<stop>,\s+|\s+(?:for\s+now|for\s+the\s+time\s+being|going\s+forward|from\s+now\s+on|for\s+this|here)\b"
+    r"|(?P<stop>,\s+|\s+but\s+(?!also\b|not\b)|\s+(?:for\s+now|for\s+the\s+time\s+being|going\s+forward|from\s+now\s+on|for\s+this|here)\b"
     r"|\s+(?:and|then)\s+(?:then\s+)?(?:I'll|we'll|let\s+me|let's|I\s+will|we\s+will|I'm|we're|run|update|add|"
     r"remove|re-?run|move|rerun|write|start)\b)",
     re.IGNORECASE,
@@ -67,7 +67,7 @@ _SUBJECT_TRAIL = lazy_re(r"(?:\s+(?:still|also|just|really|actually|simply|even|
 _EDGE = " \t'“”‘’*_.,;:!?-–—，。；：、！？"
 _TRAIL_WORDS = lazy_re(
     r"\s+(?:for\s+now|for\s+the\s+time\s+being|then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|"
-    r"initially|earlier|already)$",
+    r"initially|earlier|already|last\s+(?:year|month|week|sprint)|yesterday)$",
     re.IGNORECASE,
 )
 LEMMA = {

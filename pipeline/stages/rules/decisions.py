@@ -332,6 +332,9 @@ def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool) 
     if not opposite:
         return similar(toks, g.toks, jaccard=0.8, contain=0.9) and min(len(toks), len(g.toks)) >= 3 or (
             bool(toks) and toks == g.toks
+        ) or (  # "Redis for the counters" / "Redis for the rate-limit counters": one wording inside the other
+            2 <= min(len(toks), len(g.toks)) and max(len(toks), len(g.toks)) <= 2 * min(len(toks), len(g.toks))
+            and (toks <= g.toks or g.toks <= toks)
         )
     if similar(toks, g.toks, jaccard=0.6, contain=0.8):
         return True

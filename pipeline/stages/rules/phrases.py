@@ -96,6 +96,11 @@ _PRONOUN = lazy_re(
 )
 
 
+_KEEP_STYLE = lazy_re(
+    r"\s(?:minimal|simple|small|short|lean|focused|clean|tidy|consistent|stable|unchanged|as\s+is|intact|readable|"
+    r"backwards?[\s-]compatible|private|internal|optional|fast|cheap|boring|flat|dry|separate)$",
+    re.IGNORECASE,
+)
 _PROCEED_SUBJECT = lazy_re(r"\b(?:we|let's|let\s+us|I'll|I'm|I\s+will|I\s+am|we're|we'll|decided\s+to|going\s+to)\b[^.]{0,25}$", re.IGNORECASE)
 _CHOICE_LEAD = lazy_re(r"^(?:move\s+forward\s+with|proceed\s+with|go\s+ahead\s+with|go\s+with|run\s+with|stick\s+with)\s+", re.IGNORECASE)
 #: a sentence that states a cause: the reason of a choice in the next sentence
@@ -260,6 +265,8 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
         what = re.sub(r"^to\s+", "", what)
     if status == APPROVED and vague(what):
         return None
+    if pat.name == "lets-use" and "keep" in m.group(0).lower() and _KEEP_STYLE.search(what):
+        return None  # "let's keep the config minimal" states a constraint, it approves no "config minimal"
     if pat.name == "switch-obj":  # "switching the decoder to simdjson" -> "the decoder to simdjson"
         what = f"{m.group('obj')} to {what}"
     if pat.name == "proceed-with" and not _PROCEED_SUBJECT.search(sent[: m.start()]):
