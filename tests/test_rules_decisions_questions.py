@@ -122,3 +122,28 @@ def test_planted_instruction_in_a_plan_block_is_screened():
            "decision.\n</proposed_plan>")
     b.user("Implement the plan.")
     assert decisions_of(b) == []
+
+
+@pytest.mark.parametrize(
+    "question, reply, picked, other",
+    [
+        ("I can store the counters in Redis or Postgres. Should I use Redis or Postgres?", "postgres please", "Postgres", "Redis"),
+        ("Dá para gerar em CSV ou Parquet. Prefere CSV ou Parquet?", "parquet", "Parquet", "CSV"),
+        ("两种都行。用 zstd 还是 gzip？", "用 zstd", "zstd", "gzip"),
+    ],
+)
+def test_assistant_x_or_y_question_answered_by_naming_one(question, reply, picked, other):
+    b = B()
+    b.user("Set up the export.")
+    b.asst(question)
+    b.user(reply)
+    assert [(d.status, d.what) for d in decisions_of(b)] == [("APPROVED", picked), ("REJECTED", other)]
+
+
+@pytest.mark.parametrize("reply", ["not postgres", "redis and postgres both?", "whatever you think"])
+def test_x_or_y_reply_that_does_not_pick_one(reply):
+    b = B()
+    b.user("Set up the export.")
+    b.asst("Should I use Redis or Postgres?")
+    b.user(reply)
+    assert [d.status for d in decisions_of(b) if d.status == "APPROVED"] == []
