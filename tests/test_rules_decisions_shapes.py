@@ -462,3 +462,28 @@ def test_near_duplicates_collapse(first, second):
     b.asst(second)
     approved = [d for d in decisions_of(b) if d.status == "APPROVED"]
     assert len(approved) == 1
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("The per-tenant schema design would work but is overly complex for 40 customers.",
+         [("REJECTED", "The per-tenant schema design", "overly complex for 40 customers")]),
+        ("A cron job would work, but it's too fragile for retries.", [("REJECTED", "A cron job", "too fragile for retries")]),
+        ("The regex parser works but is way too slow on 10 MB inputs.",
+         [("REJECTED", "The regex parser", "way too slow on 10 MB inputs")]),
+    ],
+)
+def test_works_but_too_complex_is_a_prose_rejection(sentence, expected):
+    b = B()
+    b.user("Tune the service.")
+    b.asst(f"I compared the options. {sentence}")
+    assert rows(decisions_of(b)) == expected
+
+
+@pytest.mark.parametrize("sentence", ["Polling would work but is it too slow?", "It would work but is too slow."])
+def test_works_but_as_a_question_or_pronoun_is_nothing(sentence):
+    b = B()
+    b.user("Tune the service.")
+    b.asst(sentence)
+    assert decisions_of(b) == []

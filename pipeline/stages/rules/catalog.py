@@ -75,6 +75,7 @@ PATTERNS: tuple[Pat, ...] = (
     _p("use-instead", r"\buse\s+(?=\S.{0,120}?\s(?:instead\s+of|rather\s+than)\s)", APPROVED, tool_filter=True, keys=('use',)),
     # --- option before the trigger
     _p("didnt-work", r"\s+(?:didn't|did\s+not|doesn't|does\s+not|don't|do\s+not|won't|will\s+not|wouldn't|would\s+not|isn't\s+going\s+to|is\s+not\s+going\s+to|can't|cannot|never)\s+(?:actually\s+|really\s+)?work(?:s|ed)?\b", REJECTED, side="before", keys=('wor',)),
+    _p("works-but", r"\s+(?:would|could|will|does|do)?\s*(?:still\s+)?work(?:s|ed)?\s*,?\s+but\s+(?:it\s+|it's\s+|is\s+|'s\s+|would\s+be\s+|seems\s+|feels\s+)*(?=(?:overly|too|unnecessarily|needlessly|way\s+too|overkill|fragile|brittle|slow|complex|complicated|messy|hacky)\b)", REJECTED, side="before", keys=('wor',)),
     _p("failed-because", r"\s+(?:failed|fails|broke|breaks)\s+(?=because\b|since\b|due\s+to\b|as\s|with\s|when\s)", REJECTED, side="before", keys=('fai', 'bro')),
     _p("dead-end", r"\s+(?:is|was|are|were|seems|turned\s+out\s+to\s+be)\s+(?:a\s+dead\s+end|not\s+(?:an\s+)?(?:option|viable|feasible|workable)|a\s+non-?starter|out\s+of\s+the\s+question|overkill|not\s+worth\s+it|ruled\s+out|abandoned|off\s+the\s+table)\b", REJECTED, side="before", keys=('dea', 'not', 'non', 'ove', 'out', 'off')),
     _p("wins-over", r"\s+(?:wins|win|won)\s+(?:out\s+)?over\s+|\s+beats?\s+(?=(?:a|an|the|using|\S*[`_/.-]\S*)\b)", APPROVED, side="before", over=True, keys=('win', 'won', 'bea')),
