@@ -411,7 +411,7 @@ def test_user_declined_tool_call():
     assert rows(decisions_of(b)) == [
         (
             "REJECTED",
-            "edit /home/dev/shop/src/shop/payments/gateway.py",
+            "editing src/shop/payments/gateway.py",
             'user declined the tool call: "don\'t touch the payments module, that\'s owned by the payments team"',
         )
     ]

@@ -166,7 +166,7 @@ def test_a_declined_tool_call_keeps_the_broader_rule_the_user_gave():
     b.user("don't edit anything under vendor, it's synced from upstream. put the wrapper in src/export")
     d = distil.run(b.build()).decisions
     assert [(x.status, x.what, x.origin) for x in d] == [
-        ("REJECTED", "edit /home/dev/app/vendor/csvkit/writer.py", "user-rejection")
+        ("REJECTED", "editing /home/dev/app/vendor/csvkit/writer.py", "user-rejection")
     ]
     assert facts(b) == [("constraint", "don't edit anything under vendor, it's synced from upstream.")]
 

@@ -100,7 +100,9 @@ class _Reader:
         self.last_session: object = None
         self.branch_final = False
         self.env_done = False  # cwd, version and a real branch are known: _note_env has nothing left to do
+        self.links: dict[str, str | None] = {}  # record uuid -> parentUuid (logicalParentUuid at a boundary)
         # per-record context, set by feed()
+        self.uuid: str | None = None
         self.line = 0
         self.timestamp: str | None = None
         self.session: str | None = None
@@ -122,6 +124,13 @@ class _Reader:
             self.last_session = session
         self.line, self.timestamp = line, timestamp
         self.session = session if isinstance(session, str) else None
+        uuid = get("uuid")
+        if isinstance(uuid, str) and get("isSidechain") is not True:
+            parent = get("parentUuid") or get("logicalParentUuid")
+            self.links[uuid] = parent if isinstance(parent, str) else None
+            self.uuid = uuid
+        else:
+            self.uuid = None
 
         if rtype == "user" or rtype == "assistant":
             if not self.env_done:
@@ -154,7 +163,30 @@ class _Reader:
     def finish(self) -> Transcript:
         """Close the pending assistant message and return the ``Transcript``."""
         self._flush_text()
-        return self.sink.finish()
+        transcript = self.sink.finish()
+        self._link_events(transcript.events)
+        return transcript
+
+    def _link_events(self, events: list[Event]) -> None:
+        """Set each event's ``parent_uuid`` to its nearest ancestor record that produced an event."""
+        links = self.links
+        if not links:
+            return
+        has_event = {e.uuid for e in events if e.uuid}
+        memo: dict[str, str | None] = {}
+        for e in events:
+            if e.uuid is None:
+                continue
+            walked: list[str] = []
+            p = links.get(e.uuid)
+            while p is not None and p not in has_event and p in links and p not in memo and len(walked) < 100000:
+                walked.append(p)
+                p = links[p]
+            if p is not None and p in memo:
+                p = memo[p]
+            for w in walked:
+                memo[w] = p
+            e.parent_uuid = p
 
     def _note_env(self, rec: dict) -> None:
         meta = self.meta
@@ -187,9 +219,11 @@ class _Reader:
         todos: list[TodoItem] | None = None,
         agent: str | None = None,
     ) -> Event:
-        return self.sink.add(kind, text=text, timestamp=self.timestamp, tool_name=tool_name, target=target,
-                             call_id=call_id, is_error=is_error, todos=todos, agent=agent, line=self.line,
-                             session_id=self.session)
+        event = self.sink.add(kind, text=text, timestamp=self.timestamp, tool_name=tool_name, target=target,
+                              call_id=call_id, is_error=is_error, todos=todos, agent=agent, line=self.line,
+                              session_id=self.session)
+        event.uuid = self.uuid
+        return event
 
     # -- user lines ---------------------------------------------------------------------------------------
     def _user(self, rec: dict, message: dict) -> None:

@@ -94,6 +94,10 @@ class Event:
       agent: sub-agent type/name for sub-agent events.
       line: 1-based line (JSONL) or element number (JSON array) of the source record.
       session_id: the record's session id, when the record carries one.
+      uuid: the record's own id where the harness links records into a tree (Claude Code ``uuid``), else None.
+      parent_uuid: the nearest ancestor record that produced an event (Claude Code ``parentUuid``, across a
+        compaction ``logicalParentUuid``, skipping records that made no event); an id no event carries when the
+        chain is broken; None at a chain start.
     """
 
     index: int
@@ -108,6 +112,8 @@ class Event:
     agent: str | None = None
     line: int = 0
     session_id: str | None = None
+    uuid: str | None = None
+    parent_uuid: str | None = None
 
 
 @dataclass(slots=True)

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import clauses, phrases, proposals
+from pipeline.stages.rules import clauses, corrections, phrases, proposals
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, quote, sentence_spans, strip_markup
@@ -158,6 +158,22 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
     out: list[Found] = []
     reply = _reply(text)
 
+    fixed = corrections.correction(text, prev_text) if prev is not None else None
+    if fixed:
+        named = [f for f in _instructions(s, i, text, offset=base) if f.status == REJECTED]
+        for status, what, why, cite, a, b in fixed:
+            if cite == "prev" and named:
+                continue  # the reply names what it turns down ("no, don't use X, use Y"): not the whole plan
+            ev_i, off = (prev, 0) if cite == "prev" else (i, base)
+            out.append(Found(status, what, why, ev_i, off + a, off + b, i, off + a if cite == "user" else 0,
+                             "user-rejection" if status == REJECTED else "user"))
+        return out + named
+
+    if prev is not None:
+        two = _picked_of_two(prev_text, text, prev, i, reply)
+        if two:
+            return two + [f for f in _instructions(s, i, text, offset=base) if f.status == REJECTED]
+
     label = proposals.pick_label(text) if prev is not None else None
     if label is not None:
         resolved = proposals.resolve_option(prev_text, label)
@@ -189,6 +205,8 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
         return out + _instructions(s, i, rest, offset=base + head.end())
 
     no = _REJECT_HEAD.match(text)
+    if no and corrections.not_a_correction(text[no.end():]):  # "no problem, go ahead"
+        no = None
     if no:
         rest = text[no.end():]
         bare = not re.search(r"[,.!:;-]", text[: no.end()])
@@ -226,6 +244,31 @@ def _echoes_question(reply: str, prev_text: str) -> bool:
         return False
     words = _content(reply)
     return bool(words & _content(prop[0])) or any(len(w) >= 2 and w in prop[0] for w in re.findall(r"[\u4e00-\u9fff]{2,}", reply))
+
+
+def _picked_of_two(prev_text: str, reply: str, prev: int, i: int, short: str) -> list[Found]:
+    """The assistant ended on "X or Y?" ("Redis or Postgres?", "Redis ou Postgres?", "用 Redis 还是 Postgres？") and
+    the reply names exactly one of them without a negation: that one APPROVED, the other REJECTED."""
+    spans = sentence_spans(prev_text)
+    if not spans or len(reply.split()) > 15:
+        return []
+    a, b = spans[-1]
+    m = _USER_OR.search(prev_text, a, b)
+    if m is None:
+        return []
+    x, y = m.group("a").strip("`"), m.group("b").strip("`")
+    low = reply.lower()
+    has = [bool(re.search(rf"(?<!\w){re.escape(o.lower())}(?!\w)", low)) for o in (x, y)]
+    if has.count(True) != 1 or _ANY_NEG.search(reply) or reply.rstrip().endswith(("?", "？")):
+        return []
+    pick, other = (x, y) if has[0] else (y, x)
+    q = clip(strip_markup(prev_text[a:b]), 100)
+    ps, pe = (m.start("a"), m.end("a")) if has[0] else (m.start("b"), m.end("b"))
+    os_, oe = (m.start("b"), m.end("b")) if has[0] else (m.start("a"), m.end("a"))
+    return [
+        Found(APPROVED, pick, f'user picked it ("{short}") when asked "{q}"', prev, ps, pe, i, 0, "user-approval"),
+        Found(REJECTED, other, f'user picked "{clip(pick, 60)}" instead when asked "{q}"', prev, os_, oe, i, 1, "user-rejection"),
+    ]
 
 
 def _cjk_split(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

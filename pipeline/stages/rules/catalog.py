@@ -45,13 +45,15 @@ PATTERNS: tuple[Pat, ...] = (
     _p("decided-against", r"\b(?:decided|decide|deciding|chose|choosing)\s+(?:not\s+to\s+(?:use\s+|go\s+with\s+)?|against\s+(?:using\s+)?)", REJECTED, keys=('dec', 'cho')),
     _p("ruled-out", r"\brul(?:ed|ing|e)\s+out\s+", REJECTED, keys=('rul',)),
     _p("abandoned", r"\b(?:abandon(?:ed|ing|s)?|gave\s+up\s+on|giving\s+up\s+on|give\s+up\s+on)\s+(?:the\s+idea\s+of\s+|on\s+)?", REJECTED, keys=('aba', 'gav', 'giv')),
-    _p("dropped", r"\b(?:dropp(?:ed|ing)|ditch(?:ed|ing)?|scrapp(?:ed|ing)|discard(?:ed|ing))\s+", REJECTED, needs="reason", keys=('dro', 'dit', 'scr', 'dis')),
+    _p("dropped", r"\b(?:dropp(?:ed|ing)|ditch(?:ed|ing)?|scrapp(?:ed|ing)|discard(?:ed|ing))\s+(?:the\s+idea\s+of\s+)?", REJECTED, needs="reason", keys=('dro', 'dit', 'scr', 'dis')),
     _p("wont-use", r"\b(?:we|I)\s*(?:won't|will\s+not|shouldn't|should\s+not|can't|cannot|can\s+not|don't\s+want\s+to|do\s+not\s+want\s+to|mustn't|must\s+not|are\s+not\s+going\s+to|'re\s+not\s+going\s+to|am\s+not\s+going\s+to|'m\s+not\s+going\s+to)\s+use\s+", REJECTED, needs="reason", tool_filter=True, keys=('use',)),
     _p("not-using", r"\b(?:not|no\s+longer)\s+using\s+", REJECTED, needs="reason", tool_filter=True, keys=('usi',)),
     _p("avoid", r"\bavoid(?:ing|ed)?\s+(?:using\s+)?", REJECTED, needs="reason", keys=('avo',)),
     _p("revert", r"\brevert(?:ed|ing)?\s+", REJECTED, needs="reason", keys=('rev',)),
     _p("tried", r"\b(?:tried|trying|attempted)\s+(?:to\s+use\s+|using\s+)?", REJECTED, keys=('tri', 'try', 'att')),
     # --- option after the trigger
+    _p("proceed-with", r"\b(?:proceed(?:ing)?|mov(?:e|ing)\s+forward|go(?:ing)?\s+ahead|run(?:ning)?)\s+with\s+", APPROVED, over=True, tool_filter=True, keys=('pro', 'mov', 'go ', 'goi', 'run')),
+    _p("switch-obj", r"\b(?:switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing)|bump(?:ed|ing)?|rais(?:e|ed|ing)|lower(?:ed|ing)?)\s+(?P<obj>(?:the|our|its|this)\s+[\w.-]+(?:\s+[\w.-]+)?)\s+(?:over\s+)?(?:to|from\s+\S+\s+to)\s+", APPROVED, needs="reason", keys=('swi', 'cha', 'mov', 'bum', 'rai', 'low')),
     _p("go-with", r"\b(?:go|going|went|gone)\s+with\s+", APPROVED, over=True, keys=('go ', 'goi', 'gon', 'wen')),
     _p("settled-on", r"\bsettl(?:ed|ing|e)\s+on\s+", APPROVED, over=True, keys=('set',)),
     _p("switch-to", r"\bswitch(?:ed|ing)?\s+(?:over\s+)?to\s+", APPROVED, needs="reason", keys=('swi',)),
@@ -73,6 +75,7 @@ PATTERNS: tuple[Pat, ...] = (
     _p("use-instead", r"\buse\s+(?=\S.{0,120}?\s(?:instead\s+of|rather\s+than)\s)", APPROVED, tool_filter=True, keys=('use',)),
     # --- option before the trigger
     _p("didnt-work", r"\s+(?:didn't|did\s+not|doesn't|does\s+not|don't|do\s+not|won't|will\s+not|wouldn't|would\s+not|isn't\s+going\s+to|is\s+not\s+going\s+to|can't|cannot|never)\s+(?:actually\s+|really\s+)?work(?:s|ed)?\b", REJECTED, side="before", keys=('wor',)),
+    _p("works-but", r"\s+(?:would|could|will|does|do)?\s*(?:still\s+)?work(?:s|ed)?\s*,?\s+but\s+(?:it\s+|it's\s+|is\s+|'s\s+|would\s+be\s+|seems\s+|feels\s+)*(?=(?:overly|too|unnecessarily|needlessly|way\s+too|overkill|fragile|brittle|slow|complex|complicated|messy|hacky)\b)", REJECTED, side="before", keys=('wor',)),
     _p("failed-because", r"\s+(?:failed|fails|broke|breaks)\s+(?=because\b|since\b|due\s+to\b|as\s|with\s|when\s)", REJECTED, side="before", keys=('fai', 'bro')),
     _p("dead-end", r"\s+(?:is|was|are|were|seems|turned\s+out\s+to\s+be)\s+(?:a\s+dead\s+end|not\s+(?:an\s+)?(?:option|viable|feasible|workable)|a\s+non-?starter|out\s+of\s+the\s+question|overkill|not\s+worth\s+it|ruled\s+out|abandoned|off\s+the\s+table)\b", REJECTED, side="before", keys=('dea', 'not', 'non', 'ove', 'out', 'off')),
     _p("wins-over", r"\s+(?:wins|win|won)\s+(?:out\s+)?over\s+|\s+beats?\s+(?=(?:a|an|the|using|\S*[`_/.-]\S*)\b)", APPROVED, side="before", over=True, keys=('win', 'won', 'bea')),
@@ -85,13 +88,14 @@ PATTERNS: tuple[Pat, ...] = (
 #: letter and anchored at a word start: Python's ``re`` tries alternatives one by one, so this keeps the scan
 #: at tens of MB/s.
 _TRIGGER_SRC = (
-    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|r(?:eplacing\s)|b(?:est\s|etter\s|roke|eats?\s)|c(?:hose|hoos|leanest)|"
+    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|r(?:eplacing\s|un(?:ning)?\s+with|ais(?:e|ed|ing)\s)|b(?:est\s|etter\s|roke|eats?\s|ump)|c(?:hose|hoos|leanest|hang)|"
+    r"l(?:ower(?:ed|ing)?\s)|"
     r"d(?:ecid|ecision|ropp|itch|iscard|ead\s+end)|f(?:inal\s|ix\s+is|ail)|"
-    r"g(?:o(?:ing)?\s+with|one\s+with|ave\s+up|iving\s+up|ive\s+up)|i(?:t\s+is[.!])|l(?:et(?:'s|’s|\s+us)\s)|"
-    r"m(?:igrat|ov(?:e|ed|ing)\s+(?:over\s+)?to|oving\s)|"
-    r"n(?:ot\s+(?:an\s+)?(?:option|viable|feasible|workable)|on-?starter|ow\s+using)|"
+    r"g(?:o(?:ing)?\s+with|o(?:ing)?\s+ahead\s+with|one\s+with|ave\s+up|iving\s+up|ive\s+up)|i(?:t\s+is[.!])|l(?:et(?:'s|’s|\s+us)\s)|"
+    r"m(?:igrat|ov(?:e|ed|ing)\s+(?:over\s+)?to|oving\s|ov(?:e|ed|ing)\s+(?:the|our|its|this)\s|ov(?:e|ing)\s+forward)|"
+    r"n(?:ot\s+(?:an\s+)?(?:option|viable|feasible|workable)|ot\s+worth|on-?starter|ow\s+using)|"
     r"o(?:pt(?:ed|ing|s)?\s+(?:for|to)|verkill|ut\s+of\s+the\s+question|ff\s+the\s+table)|"
-    r"p(?:icked|icking|ick\s|refer|lan\s+is|utting\s|inning\s)|k(?:eeping\s)|c(?:aching\s)|r(?:ul(?:ed|ing|e)\s+out|evert|ight\s+(?:option|approach|choice|call)|ecommended\s)|"
+    r"p(?:icked|icking|ick\s|refer|lan\s+is|utting\s|inning\s|roceed)|k(?:eeping\s)|c(?:aching\s)|r(?:ul(?:ed|ing|e)\s+out|evert|ight\s+(?:option|approach|choice|call)|ecommended\s)|"
     r"s(?:ettl|witch|tick|tuck\s+with|taying\s+with|elected|electing|implest|afest|trategy\s+is|olution\s+is|crapp|"
     r"toring\s|plitting\s)|"
     r"t(?:ried|rying)|u(?:se\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ins?\s+(?:out\s+)?over|on\s+(?:out\s+)?over|ork|rapping\s))"

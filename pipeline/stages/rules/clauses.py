@@ -20,13 +20,15 @@ _BOUND = lazy_re(
     r"reduce|support|handle|allow|match|speed|stay|get\s+rid|fix|work\s+around|survive)\b)"
     r"|\s*[—–]\s*|\s+-{1,2}\s+|\s*:\s+|\s*;\s*|\s+\((?=\s*(?:because|since|as|it|which|faster|simpler|safer))"
     r"|,\s*(?=(?:because|since|as|which|so|given|due\s+to)\b))"
-    r"|(?P<stop>,\s+|\s+(?:for\s+now|for\s+the\s+time\s+being|going\s+forward|from\s+now\s+on|for\s+this|here)\b"
+    r"|(?P<stop>,\s+|\s+but\s+(?!also\b|not\b)|\s+(?:for\s+now|for\s+the\s+time\s+being|going\s+forward|from\s+now\s+on|for\s+this|here)\b"
     r"|\s+(?:and|then)\s+(?:then\s+)?(?:I'll|we'll|let\s+me|let's|I\s+will|we\s+will|I'm|we're|run|update|add|"
     r"remove|re-?run|move|rerun|write|start)\b)",
     re.IGNORECASE,
 )
 REASON_ONLY = lazy_re(
     r"\s+(?:because|since|given\s+(?:that\s+)?|due\s+to)\s+|,\s*(?:as|since|because)\s+|\s*[—–:]\s+|\s+-{1,2}\s+"
+    r"|,\s*(?=(?:it|this|that|they)\s+(?:breaks|doesn't|didn't|can't|won't|adds|added|needs|requires|"
+    r"costs|leaks|races|deadlocks|crashes|would\s+(?:break|need|add|cost))\b)"
     r"|\s+(?=so\s+that\b|which\s+(?:means|gives|avoids|keeps|lets|makes)\b|to\s+(?:avoid|prevent|keep|ensure|"
     r"reduce|support|allow|match|speed|survive)\b)",
     re.IGNORECASE,
@@ -64,7 +66,8 @@ _REASON_LEAD = lazy_re(r"^(?:because|since|as|given\s+(?:that\s+)?|due\s+to)\s+"
 _SUBJECT_TRAIL = lazy_re(r"(?:\s+(?:still|also|just|really|actually|simply|even|ever|then))+$", re.IGNORECASE)
 _EDGE = " \t'“”‘’*_.,;:!?-–—，。；：、！？"
 _TRAIL_WORDS = lazy_re(
-    r"\s+(?:then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|initially|earlier|already)$",
+    r"\s+(?:for\s+now|for\s+the\s+time\s+being|then|too|here|instead|now|again|anyway|as\s+well|for\s+this|for\s+it|first|"
+    r"initially|earlier|already|last\s+(?:year|month|week|sprint)|yesterday)$",
     re.IGNORECASE,
 )
 LEMMA = {

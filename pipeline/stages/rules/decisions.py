@@ -40,15 +40,16 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, clauses, phrases, plans, proposals, tools, untrusted
+from pipeline.stages.rules import approvals, branches, clauses, intl, phrases, plans, proposals, questions, tools, untrusted
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, norm_key, quote, similar, tokens
+from pipeline.stages.rules.text import clip, norm_key, quote, similar, strip_markup, tokens
 from pipeline.state.model import Decision, Evidence
 
 REASON_LIMIT = phrases.REASON_LIMIT
 LATER_REJECTED = " (later rejected)"
 PRONOUN_LOOKBACK = 15  # events
+LATENT = "latent"  # origin of a plan kept only if later rejected (merge)
 SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
 _OPTION_NAME = lazy_re(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
 _DENIED = lazy_re(
@@ -140,6 +141,72 @@ def _from_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
     return out
 
 
+def _latent_plans(s: Scan, i: int, hits: list[Cand]) -> list[Cand]:
+    """The assistant's plan sentences (``plans.stated_plans``) as ``latent`` candidates: kept by ``merge`` only
+    when a later entry rejects them, so a reversal has the plan to mark "(later rejected)"."""
+    text = s.events[i].text
+    out: list[Cand] = []
+    for what, a, b in plans.stated_plans(text, s.spans(i)):
+        if any(a <= c.order < b for c in hits):
+            continue  # screened by ``merge`` once kept: most plan sentences are never reversed
+        out.append(Cand(APPROVED, what, "stated by the assistant", i, quote(text, a, b, focus=a), i, a, LATENT))
+    return out
+
+
+def _screened(s: Scan, found) -> list[Cand]:
+    """``questions`` entries as candidates: quotes of the speaker's own words pass ``_foreign``, quotes of tool
+    calls and results (the harness's record of the answer) the injection screen."""
+    out: list[Cand] = []
+    for status, what, why, ev, a, b, at in found:
+        e = s.events[ev]
+        q = quote(e.text, a, b)
+        if not q:
+            continue
+        if e.kind in untrusted.OWN_WORDS and not questions.in_plan_block(e.text, a):
+            if _foreign(s, e.text, a, b, a, status, what, why):
+                continue
+        elif untrusted.injection_problem(q, e.text, what, why):  # tool records and plan blocks
+            s.screened.append((status, what, "its evidence sits in text that instructs a model (prompt injection)"))
+            continue
+        out.append(Cand(status, what, why, ev, q, at, 1 if status == REJECTED else 0, "user-approval"
+                        if status == APPROVED else "user-rejection"))
+    return out
+
+
+def _question_tools(s: Scan) -> list[Cand]:
+    """Question tools the user answered and plan tools the user accepted (``questions``)."""
+    out: list[Cand] = []
+    for i in s.calls:
+        name = tools.tool(s.events[i])
+        if name in questions.QUESTION_TOOLS:
+            j = s.result_of.get(i)
+            if j is not None and not s.events[j].is_error:
+                out.extend(_screened(s, questions.from_question(s.events, i, j)))
+        elif name in questions.PLAN_TOOLS:
+            out.extend(_screened(s, questions.from_plan_tool(s.events, i, s.result_of.get(i))))
+    return out
+
+
+def _from_intl(s: Scan, i: int, origin: str) -> list[Cand]:
+    """Non-English choices and rejections (``intl``) of event ``i``: a user's always, an assistant's approval
+    only with a reason or a rejected alternative."""
+    text = s.events[i].text
+    out: list[Cand] = []
+    for status, what, alt, reason, a, b in intl.hits(text):
+        if origin == "user":
+            why = f'user\'s instruction ("{clip(text[a:b].strip(), 150)}")' if status == APPROVED else (
+                f'user said "{clip(text[a:b].strip(), 150)}"')
+        else:
+            if status == APPROVED and not (alt or reason):
+                continue
+            why = reason or (f"in favour of {alt}" if status == REJECTED and alt else
+                             f"instead of {alt}" if alt else _default_reason(origin, status))
+        if _foreign(s, text, a, b, a, status, what, why):
+            continue
+        out.append(Cand(status, what, why, i, quote(text, a, b, focus=a), i, a + (1 if status == REJECTED else 0), origin))
+    return out
+
+
 def _resolve_option_name(s: Scan, i: int, what: str, label: str) -> str:
     """"option 2" -> "option 2: <its text>" from the options listed in this message or the last 3 assistant
     messages before it; unchanged when none lists it."""
@@ -167,9 +234,9 @@ def _rejected_tool_calls(s: Scan) -> list[Cand]:
         if call is None:
             continue
         cev = s.events[call]
-        cmd = tools.command_of(cev)
-        target = (cev.target or "").strip()
-        what = f"running `{cmd}`" if cmd else f"{(cev.tool_name or 'tool').lower()} {target}".strip()
+        if tools.tool(cev) in questions.PLAN_TOOLS and questions.is_accept_flow(s.events, call):
+            continue  # accept-and-clear: the plan was approved (``questions``)
+        what = _declined_what(s, cev)
         nxt = next((k for k in range(j + 1, min(j + 5, len(s.events))) if s.events[k].kind == "user_prompt"), None)
         if nxt is not None and s.events[nxt].text.strip():
             text = s.events[nxt].text
@@ -181,6 +248,23 @@ def _rejected_tool_calls(s: Scan) -> list[Cand]:
             q = quote(ev.text, 0, len(ev.text))
             out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), "user declined the tool call", j, q, j, 0, "user-rejection"))
     return out
+
+
+def _declined_what(s: Scan, cev) -> str:
+    """A declined tool call in words: "running `cmd`", "editing src/x.py", "the plan: <title>", "<tool> <target>"."""
+    cmd = tools.command_of(cev)
+    if cmd:
+        return f"running `{cmd}`"
+    name = tools.tool(cev)
+    paths = tools.edit_paths(cev)
+    if paths:
+        shown = ", ".join(tools.relative(p, s.meta.cwd) for p in paths[:3])
+        return ("creating " if tools.is_create(cev) else "editing ") + shown
+    if name in questions.PLAN_TOOLS:
+        title = questions.plan_title(cev.text or "")
+        return f"the plan: {title}" if title else "the proposed plan"
+    target = clip(strip_markup(cev.target or ""), 100)
+    return f"{(cev.tool_name or 'tool')} {target}".strip()
 
 
 def _resolve_pronoun(s: Scan, i: int) -> str | None:
@@ -222,6 +306,7 @@ def collect(s: Scan) -> list[Cand]:
     """All decision candidates of the transcript, unmerged, in event order."""
     out: list[Cand] = []
     out.extend(_rejected_tool_calls(s))
+    out.extend(_question_tools(s))
     kinds = sorted(
         [(i, "a") for i in s.assistants] + [(i, "u") for i in s.users] + [(i, "c") for i in s.compactions]
     )
@@ -235,6 +320,8 @@ def collect(s: Scan) -> list[Cand]:
             hits = _from_hits(s, i, "implicit")
             out.extend(hits)
             out.extend(_from_plans(s, i, hits))
+            out.extend(_latent_plans(s, i, hits))
+            out.extend(_from_intl(s, i, "implicit"))
         elif k == "c":
             if _summary_usable(s, i):
                 out.extend(_from_hits(s, i, "compaction-summary"))
@@ -246,6 +333,8 @@ def collect(s: Scan) -> list[Cand]:
                     continue
                 q = quote(text, h.start, h.end, focus=h.focus)
                 out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
+            out.extend(_from_intl(s, i, "user"))
+            out.extend(_screened(s, questions.from_prompt(s.events, i, s.prev_assistant(i, stop_at_user=False))))
             for f in approvals.found_in_prompt(s, i):
                 if _foreign(s, s.events[f.ev].text, f.start, f.end, f.order if f.ev == f.at else None, f.status, f.what,
                             f.reasoning):
@@ -286,9 +375,10 @@ class _Group:
     toks: frozenset[str]
     status: str
     members: list[int]
+    origin: str = ""
 
 
-def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool) -> bool:
+def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool, origin: str = "") -> bool:
     """Same thing: equal keys; for the same status a near-identical wording (Jaccard >= 0.8, or a 3+ word
     phrase covered to 90 %); for opposite statuses a looser overlap or one word set inside the other."""
     if key == g.key:
@@ -296,6 +386,9 @@ def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool) 
     if not opposite:
         return similar(toks, g.toks, jaccard=0.8, contain=0.9) and min(len(toks), len(g.toks)) >= 3 or (
             bool(toks) and toks == g.toks
+        ) or (  # one speaker restating: "Redis for the counters" / "Redis for the rate-limit counters"
+            origin == g.origin and 2 <= min(len(toks), len(g.toks))
+            and max(len(toks), len(g.toks)) <= 2 * min(len(toks), len(g.toks)) and (toks <= g.toks or g.toks <= toks)
         )
     if similar(toks, g.toks, jaccard=0.6, contain=0.8):
         return True
@@ -307,6 +400,7 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
     cands = sorted(cands, key=lambda c: (c.at, c.order))
     originals = [(norm_key(c.what), tokens(c.what)) for c in cands if c.origin != "compaction-summary"]
     kept: list[Cand] = []
+    dropped: set[int] = set()
     groups: list[_Group] = []
     for c in cands:
         key = norm_key(c.what)
@@ -318,14 +412,20 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
             for k, t in originals
         ):
             continue
-        group = next((g for g in reversed(groups) if _same_subject(key, toks, g, opposite=False)), None)
+        group = next((g for g in reversed(groups) if _same_subject(key, toks, g, opposite=False, origin=c.origin)), None)
         if group is None:
             group = next((g for g in reversed(groups) if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
         if group is not None and group.status == c.status:
+            if c.origin != LATENT and all(kept[k].origin == LATENT for k in group.members):
+                dropped.update(group.members)  # the plan is stated for real now: that entry stands instead
+                kept.append(c)
+                group.members = [len(kept) - 1]
             continue
+        if c.origin == LATENT and group is not None:
+            continue  # a plan sentence never reopens a subject already decided the other way
         kept.append(c)
         if group is None:
-            groups.append(_Group(key, toks, c.status, [len(kept) - 1]))
+            groups.append(_Group(key, toks, c.status, [len(kept) - 1], c.origin))
             continue
         if c.status == REJECTED:
             for idx in group.members:
@@ -334,13 +434,27 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
                     prev.reasoning = clip(prev.reasoning, REASON_LIMIT - len(LATER_REJECTED)) + LATER_REJECTED
         group.status = c.status
         group.members.append(len(kept) - 1)
-    return kept
+    out = []
+    for k, c in enumerate(kept):
+        if k in dropped:
+            continue
+        if c.origin == LATENT:
+            if not c.reasoning.endswith(LATER_REJECTED):
+                continue  # a plan nobody reversed is no decision
+            text = s.events[c.ev].text
+            if _foreign(s, text, c.order, c.order + len(c.quote), c.order, APPROVED, c.what, "stated by the assistant"):
+                continue
+            c.origin = "implicit"
+        out.append(c)
+    return out
 
 
 def build(s: Scan) -> list[Decision]:
     """The Decision Log entries (chronological) with evidence, timestamps and origins."""
     out: list[Decision] = []
-    for c in merge(s, collect(s)):
+    gone = branches.abandoned(s.events)  # a branch the user rewound away from decides nothing
+    cands = [c for c in collect(s) if c.ev not in gone and c.at not in gone] if gone else collect(s)
+    for c in merge(s, cands):
         if not c.quote:
             continue
         out.append(

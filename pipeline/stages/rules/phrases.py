@@ -96,6 +96,21 @@ _PRONOUN = lazy_re(
 )
 
 
+_KEEP_STYLE = lazy_re(
+    r"\s(?:minimal|simple|small|short|lean|focused|clean|tidy|consistent|stable|unchanged|as\s+is|intact|readable|"
+    r"backwards?[\s-]compatible|private|internal|optional|fast|cheap|boring|flat|dry|separate)$",
+    re.IGNORECASE,
+)
+_PROCEED_SUBJECT = lazy_re(r"\b(?:we|let's|let\s+us|I'll|I'm|I\s+will|I\s+am|we're|we'll|decided\s+to|going\s+to)\b[^.]{0,25}$", re.IGNORECASE)
+_CHOICE_LEAD = lazy_re(r"^(?:move\s+forward\s+with|proceed\s+with|go\s+ahead\s+with|go\s+with|run\s+with|stick\s+with)\s+", re.IGNORECASE)
+#: a sentence that states a cause: the reason of a choice in the next sentence
+_CAUSE = lazy_re(
+    r"\b(?:trac(?:e|es|ed)\s+back\s+to|stem(?:s|med)?\s+from|originat(?:e|es|ed)\s+in|(?:is|are|was|were)\s+(?:all\s+)?due\s+to|"
+    r"caused\s+by|comes?\s+from|the\s+(?:root\s+)?(?:cause|problem|issue|culprit)\s+(?:is|was))\b",
+    re.IGNORECASE,
+)
+
+
 def hits_in(text: str, origin: str, *, explicit: bool = True) -> list[Hit]:
     """Decisions stated in ``text`` (explicit markers unless ``explicit`` is False, and implicit phrasings), in
     text order."""
@@ -250,6 +265,14 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
         what = re.sub(r"^to\s+", "", what)
     if status == APPROVED and vague(what):
         return None
+    if pat.name == "lets-use" and "keep" in m.group(0).lower() and _KEEP_STYLE.search(what):
+        return None  # "let's keep the config minimal" states a constraint, it approves no "config minimal"
+    if pat.name == "switch-obj":  # "switching the decoder to simdjson" -> "the decoder to simdjson"
+        what = f"{m.group('obj')} to {what}"
+    if pat.name == "proceed-with" and not _PROCEED_SUBJECT.search(sent[: m.start()]):
+        return None  # "let me proceed with the next step" is narration
+    if pat.name in ("decided", "opt-for", "plan-is", "best-is"):
+        what = _CHOICE_LEAD.sub("", what) or what
     if pat.name == "gerund-lead":
         what = LEMMA.get(m.group("verb").lower(), m.group("verb")) + " " + what
     if pat.name == "it-is" and (len(what.split()) > 3 or IT_IS_BAD.search(what)):
@@ -262,6 +285,17 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
         pronoun = True
     if reason is None:
         reason = sentence_reason(sent, m.start())
+    start = a
+    if reason is None and pat.side == "after":
+        before = sent[: m.start()]
+        cut = max(before.rfind(";"), before.rfind(" — "), before.rfind(": "), before.rfind(", so "))
+        if cut > 0 and len(before[cut + 1:].split()) <= 4 and len(before[:cut].split()) >= 3:
+            reason = before[:cut]  # "The timeouts trace back to X; we're going with Y"
+        elif k > 0:
+            pa, pb = spans[k - 1]
+            prev_sent = strip_markup(text[pa:pb].replace("’", "'"))
+            if _CAUSE.search(prev_sent) and not prev_sent.rstrip().endswith("?") and b - pa <= 300:
+                reason, start = prev_sent, pa  # "The timeouts trace back to X. We're going with Y."
     end = b
     if reason is None or not clean(reason):
         reason = None
@@ -290,11 +324,11 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
     focus = a + m.start()
     why = reason_text(reason) if reason else None
     own_origin = "dead-end" if origin == "implicit" and pat.name in DEAD_ENDS else origin
-    hits = [Hit(status, clip(what, WHAT_LIMIT), why, a, end, focus, own_origin, pronoun)]
+    hits = [Hit(status, clip(what, WHAT_LIMIT), why, start, end, focus, own_origin, pronoun)]
     if alt_clean and not _PRONOUN.match(alt_clean) and len(alt_clean.split()) <= 25:
         other = REJECTED if status == APPROVED else APPROVED
         alt_why = f"in favour of {clip(what, 80)}" if other == REJECTED else f"instead of {clip(what, 80)}"
         if why:
             alt_why = f"{alt_why}: {why}"
-        hits.append(Hit(other, clip(alt_clean, WHAT_LIMIT), clip(alt_why, REASON_LIMIT), a, end, focus + 1, origin))
+        hits.append(Hit(other, clip(alt_clean, WHAT_LIMIT), clip(alt_why, REASON_LIMIT), start, end, focus + 1, origin))
     return hits, lo, hi

@@ -70,6 +70,18 @@ _EXCLUDE = lazy_re(
     r"|\s*[(（]\s*(?P<y2>[^()（）]{2,60}?)\s*(?P<kw2>제외|を除く|は除く|以外|除外)\s*[)）]",
     re.IGNORECASE,
 )
+#: the assistant's plan in any verb ("We'll keep tokens in Memcached", "Caching thumbnails on local disk."):
+#: logged only when a later entry rejects it (``decisions`` marks it "(later rejected)"), so it costs no noise
+_STATED = lazy_re(
+    r"^(?:(?:so|ok(?:ay)?|for\s+now|first|then)\s*,?\s+)?(?:(?:we'll|we\s+will|we're\s+going\s+to|I'll|I\s+will|I'm\s+going\s+to|"
+    r"let's)\s+(?P<v>keep|store|put|cache|host|run|serve|deploy|save|send|queue|route|persist|use|move|split|shard|pin|"
+    r"back|hold|stream|batch|render|compute|fetch|load|mount|expose)\s+|(?P<g>caching|storing|keeping|putting|hosting|"
+    r"serving|running|routing|persisting|sharding|pinning|batching|streaming|rendering|mounting)\s+)(?P<x>.+)$",
+    re.IGNORECASE,
+)
+_GERUND = {"caching": "cache", "storing": "store", "keeping": "keep", "putting": "put", "hosting": "host",
+           "serving": "serve", "running": "run", "routing": "route", "persisting": "persist", "sharding": "shard",
+           "pinning": "pin", "batching": "batch", "streaming": "stream", "rendering": "render", "mounting": "mount"}
 _KEEP_KW = frozenset({"keeping", "leaving", "manteniendo", "mantendo", "保留", "不动"})
 
 
@@ -152,4 +164,25 @@ def exclusions(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, str, 
             what = f"{act}, not {y}"
         reason = "scope chosen by the assistant, then carried out"
         out.append((clip(what, WHAT_LIMIT), reason, a, b))
+    return out
+
+
+def stated_plans(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    """``(what, start, end)`` of each plan sentence in the assistant's voice ("We'll keep X in Y")."""
+    out: list[tuple[str, int, int]] = []
+    code = code_ranges(text) if "`" in text else []
+    for a, b in spans:
+        if b - a > 300 or _in_code(code, a):
+            continue
+        sent = strip_markup(text[a:b].replace("’", "'")).rstrip()
+        if sent.endswith("?"):
+            continue
+        m = _STATED.match(sent)
+        if not m:
+            continue
+        x = clean(re.split(r"\s+(?:and\s+then|then|so\s+that|because|since)\s+|[;:,]\s", m.group("x"), maxsplit=1)[0])
+        verb = (m.group("v") or _GERUND.get((m.group("g") or "").lower(), "")).lower()
+        if not x or len(x.split()) < 2 or len(x.split()) > 15 or not verb:
+            continue
+        out.append((clip(f"{verb} {x}", WHAT_LIMIT), a, b))
     return out

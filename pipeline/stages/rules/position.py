@@ -24,6 +24,7 @@ import re
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import current as current_rules
 from pipeline.stages.rules import tools
+from pipeline.stages.rules import branches
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
 from pipeline.stages.rules.workflow import is_real_prompt
@@ -236,8 +237,11 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
         run_last = i
 
     call_set = set(s.calls)
+    gone = branches.abandoned(s.events)  # edits of a branch the user rewound away from are not Done
     for i in sorted(call_set | set(s.users) | set(s.todo_lists)):
         ev = s.events[i]
+        if i in gone:
+            continue
         if ev.kind != "tool_call":
             flush()
             continue

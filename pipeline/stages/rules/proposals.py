@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import clauses
@@ -77,7 +78,11 @@ _GENERIC = lazy_re(
 )
 #: a question whose object is a pronoun ("add it as a migration", "do that now") points back at the proposal
 _PRONOUN_OBJECT = lazy_re(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
-_PLAN_SENTENCE = lazy_re(r"^(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|(?:the|my)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)", re.I)
+_PLAN_SENTENCE = lazy_re(
+    r"^(?:(?:so|ok(?:ay)?|now|next)\s*,?\s+)?(?:I'll|I\s+will|I\s+plan\s+to|I'd\s+like\s+to|I'm\s+going\s+to|we'll|we\s+will|"
+    r"we're\s+going\s+to|(?:the|my|our)\s+plan\s+is\s+to|plan:)\s+(?P<x>.+)",
+    re.I,
+)
 
 
 #: a heading that announces a recommendation ("### Recommended consolidation:", "**Proposed fix**", "## 推荐方案");
@@ -192,6 +197,7 @@ def plan_in(text: str) -> tuple[str, int, int] | None:
     return found
 
 
+@lru_cache(maxsize=64)
 def proposal_in(text: str) -> tuple[str, int, int] | None:
     """The proposal an assistant message ends on: ``(what, start, end)`` of the sentence to quote, or None.
 
