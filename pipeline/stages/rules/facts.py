@@ -27,7 +27,8 @@ message repeated verbatim is read once.  Never from tool output, reasoning or su
 
 Bounds: at most ``MAX_FACTS``; kinds ordered constraints, sub-agent, root causes, quirks, others, each kind
 chronological.  When a kind has more than its quota, its earliest half and latest half are kept; free slots are
-then filled in kind order.  Duplicates (same normalized text, or content words overlapping >= 70 %, or the
+then filled in kind order.  Of each kind only the first and the last ``CANDIDATE_WINDOW`` candidates are kept
+for that choice (``_Window``), so the work and the memory stay bounded on a session of any length.  Duplicates (same normalized text, or content words overlapping >= 70 %, or the
 smaller set covered >= 85 %) are dropped, the first occurrence kept.  Then (``factprune``): a user sentence
 that only restates a decision the user made in it (the Decision Log passed to ``build``) is not a constraint,
 and of several sub-agent / root-cause / quirk / other facts about the same finding (same distinctive tokens:
@@ -37,7 +38,7 @@ numbers, paths, identifiers) only the most informative is kept, preferring the o
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,6 +57,7 @@ SUB_MIN_SCORE = 3  # a finding cue, a concrete detail and a digit, or an observe
 SHORT_RESULT = 400  # characters: a result this short keeps its lead sentence whatever its cues
 KIND_ORDER = ("constraint", "subagent", "trial", "root_cause", "quirk", "fact")
 QUOTA = {"constraint": 8, "subagent": 6, "trial": 6, "root_cause": 5, "quirk": 5, "fact": 3}
+CANDIDATE_WINDOW = 64  # candidates kept of each kind at each end of the session (> 4x the largest quota)
 #: internal kinds written as another ``Fact.kind`` (a trial-and-error fact is an environment quirk)
 _OUT_KIND = {"trial": "quirk"}
 
@@ -338,6 +340,28 @@ def _after_error(s: Scan) -> set[int]:
     return out
 
 
+class _Window(list):
+    """A list that keeps its first ``CANDIDATE_WINDOW`` items and its last ``CANDIDATE_WINDOW`` ones (the middle
+    is dropped as items arrive): candidates of one kind, where only both ends can be chosen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tail: deque[_Cand] = deque(maxlen=CANDIDATE_WINDOW)
+
+    def append(self, item: _Cand) -> None:
+        if len(self) < CANDIDATE_WINDOW:
+            super().append(item)
+        else:
+            self._tail.append(item)
+
+    def extend(self, items) -> None:
+        for item in items:
+            self.append(item)
+
+    def items(self) -> list[_Cand]:
+        return list(self) + list(self._tail)
+
+
 class _Kept:
     """The candidates kept so far: their keys and a ``SimilarIndex`` of their token sets (a near duplicate of any of
     them is dropped, as a loop over all of them would; the index keeps that near linear on a long session)."""
@@ -437,7 +461,7 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
     """
     from pipeline.stages.rules.workflow import is_real_prompt
 
-    raw: dict[str, list[_Cand]] = {k: [] for k in KIND_ORDER}
+    raw: dict[str, _Window] = {k: _Window() for k in KIND_ORDER}
     for i in s.users:
         raw["trial"].extend(_pasted(s, i))
         if is_real_prompt(s.events[i].text):
@@ -460,11 +484,13 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
             continue
         for c in _assistant(s, i, i in errs):
             raw[c.kind].append(c)
-    summary: list[_Cand] = []
+    summary_window = _Window()
     for i in s.compactions:
-        summary.extend(c for c in _assistant(s, i, False) if c.kind in ("root_cause", "quirk"))
-    kept = _Kept([c for k in KIND_ORDER for c in raw[k]] + summary)
-    by_kind = {k: kept.dedupe(raw[k]) for k in KIND_ORDER}
+        summary_window.extend(c for c in _assistant(s, i, False) if c.kind in ("root_cause", "quirk"))
+    cands = {k: w.items() for k, w in raw.items()}
+    summary = summary_window.items()
+    kept = _Kept([c for k in KIND_ORDER for c in cands[k]] + summary)
+    by_kind = {k: kept.dedupe(cands[k]) for k in KIND_ORDER}
     extra = kept.dedupe(summary)
     by_kind, extra = _collapse(by_kind, extra)
     out = []

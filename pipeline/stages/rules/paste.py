@@ -19,6 +19,7 @@ Pure functions of the text; module-level patterns compile on first use (``pipeli
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipeline.lazyre import lazy_re
 
@@ -49,7 +50,7 @@ _HARD_ERROR = lazy_re(
     r"错误|失败|エラー|失敗|오류|실패|erro\b|falhou",
     re.IGNORECASE,
 )
-_LETTER = lazy_re(r"[^\W\d_]", re.UNICODE)
+_NOT_LETTER = lazy_re(r"[\W\d_]+")  # what is left of a line without these runs is its letters
 
 TEMPLATE_MIN_CHARS = 600  # a headed text shorter than this is typed, not expanded
 DOCUMENT_MIN_CHARS = 200  # a markdown heading followed by this much text, after the user's words, opens a paste
@@ -62,8 +63,7 @@ def is_log_line(line: str) -> bool:
         return False
     if _LOGLINE.match(s):
         return True
-    letters = len(_LETTER.findall(s))
-    return len(s) >= 12 and letters < 0.4 * len(s)
+    return len(s) >= 12 and len(_NOT_LETTER.sub("", s)) < 0.4 * len(s)
 
 
 def is_template(text: str) -> bool:
@@ -77,15 +77,17 @@ def is_template(text: str) -> bool:
     return len(text) >= TEMPLATE_MIN_CHARS and len(_HEADING.findall(text)) >= 3
 
 
+@lru_cache(maxsize=64)
 def own_words(text: str) -> str:
     """``text`` without its pasted parts: fenced code, runs of log-like lines, a template's body, and a pasted
     document (a markdown heading after the first line followed by ``DOCUMENT_MIN_CHARS`` of text, to the end).
 
     Returns the remaining lines joined with newlines (may be ""). A template returns "" whole: its author is
-    the harness, not the user."""
+    the harness, not the user.  (Kept for the last 64 texts: several sections read the same prompt.)"""
     if is_template(text):
         return ""
     lines = text.splitlines()
+    logs = [is_log_line(line) for line in lines]
     keep: list[str] = []
     in_code = False
     n = len(lines)
@@ -97,14 +99,15 @@ def own_words(text: str) -> str:
             continue
         if in_code:
             continue
-        if is_log_line(line):
-            near = (i > 0 and is_log_line(lines[i - 1])) or (i + 1 < n and is_log_line(lines[i + 1]))
+        if logs[i]:
+            near = (i > 0 and logs[i - 1]) or (i + 1 < n and logs[i + 1])
             if near or _GLYPH.search(line):
                 continue
         keep.append(line)
     return "\n".join(keep).strip()
 
 
+@lru_cache(maxsize=64)
 def is_paste(text: str) -> bool:
     """Whether ``text`` is mostly pasted output (at least 120 characters): the user's own words are under a
     fifth of it (and under 200 characters), or at least 3 lines are log-like and, with the one-word lines of a
@@ -123,8 +126,9 @@ def is_paste(text: str) -> bool:
             in_code = not in_code
         elif ln.strip() and not in_code:
             lines.append(ln)
-    logs = [ln for ln in lines if is_log_line(ln)]
-    words = [ln for ln in lines if len(ln.split()) == 1 and not is_log_line(ln)]
+    flags = [is_log_line(ln) for ln in lines]
+    logs = [ln for ln, log in zip(lines, flags) if log]
+    words = [ln for ln, log in zip(lines, flags) if len(ln.split()) == 1 and not log]
     prose = sum(len(ln) for ln in lines if ln not in logs and ln not in words)
     return len(logs) >= 3 and len(logs) + len(words) >= 0.6 * len(lines) and prose < 300
 

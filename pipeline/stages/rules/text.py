@@ -15,7 +15,6 @@ from pipeline.lazyre import lazy_re
 
 QUOTE_LIMIT = 300  # characters, Evidence.quote
 
-_WS = lazy_re(r"\s+")
 _FENCE = lazy_re(r"[ \t]*(?:```|~~~)")
 # Markdown line markers that are not part of the sentence: bullets, numbers, letters, quotes, headings.
 _LINE_MARK = lazy_re(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][)]|>|#{1,6})[ \t]+)*")
@@ -44,8 +43,9 @@ _TS = lazy_re(
 
 
 def one_line(text: str) -> str:
-    """``text`` with every whitespace run (newlines included) collapsed to one space, ends stripped."""
-    return _WS.sub(" ", text).strip()
+    """``text`` with every whitespace run (newlines included) collapsed to one space, ends stripped (``str.split``
+    and ``\\s`` agree on what whitespace is)."""
+    return " ".join(text.split())
 
 
 def clip(text: str, limit: int) -> str:

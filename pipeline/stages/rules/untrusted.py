@@ -39,6 +39,7 @@ from bisect import bisect_right
 from functools import lru_cache
 
 from pipeline.lazyre import lazy_re
+from pipeline.litgate import gated_re
 
 WINDOW = 200  # characters of the event on each side of the evidence searched for text that addresses a model
 
@@ -87,7 +88,7 @@ def normalize(text: str) -> str:
 _MODEL = (r"(?:summari[sz]ers?|summari[sz]ation|ais?|a\.i\.|assistants?|models?|llms?|language\s+models?|agents?|"
           r"bots?|chatbots?|claude|gpt(?:-\w+)?|chatgpt|copilot|gemini|recorder|note[- ]?takers?|automated\s+\w+)")
 _READER = r"(?:summari[sz]ers?|recorder|note[- ]?takers?|(?:ai|llm|model|agent|assistant)s?\s+(?:reading|processing)\s+this)"
-ADDRESS = lazy_re(
+ADDRESS = gated_re(
     r"""(?:
         # addressing the reader model
         \b(?:note|memo|reminder|notice|directive|p\.?s\.?)\s+(?:to|for)\s+

@@ -1,0 +1,386 @@
+"""Required literals of a regular expression, and an alternation that only runs the branches a text can match.
+
+Python's ``re`` tries every branch of an alternation at every position of the text: a screen of 45 phrasings
+(``untrusted.ADDRESS``) costs about 1 µs per character, 5 s of a 5 MB transcript of user prose.  Most branches
+hold a literal that every match must contain (``\\bin\\s+(?:your|the\\s+final)\\s+summary\\b`` cannot match a text
+without ``summary``), and a substring test costs nanoseconds.  So:
+
+* ``required_literals(source, flags)`` reads the pattern with the standard library's own parser and returns, for
+  each top-level branch, a set of case-folded literals at least one of which occurs in any text the branch matches
+  (or None for a branch that has no such literal);
+* ``gated_re(source, flags)`` compiles each top-level branch on its own and, for a given text, searches only the
+  branches whose literals occur in it.  The match it returns is the one ``re.compile(source, flags).search``
+  returns — the leftmost, and among branches matching at that position the first — so callers see no difference
+  but the time (``tests/test_litgate.py`` checks both the literals and the equivalence).
+
+The literal test folds case the way ``re.IGNORECASE`` compares characters: ASCII text by ``str.lower``, other text
+by ``str.casefold`` after mapping U+0130 (İ) and U+0131 (dotless ı), which ``re`` matches to ``i``, to ``i``.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as C  # the parser's opcodes (standard library, Python >= 3.11)
+from re import _parser
+
+_REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT))
+
+_WORD = re.compile(r"\w+")
+#: characters re.IGNORECASE matches to a letter their full case folding does not contain: İ and dotless ı to i
+_SIMPLE = {0x130: "i", 0x131: "i"}
+_CACHE_MAX = 512  # texts whose fold and words are kept (a sentence is cut out anew by each section that reads it)
+_folds: dict[str, tuple[str, frozenset[str] | None]] = {}
+
+
+def _folded(text: str) -> tuple[str, frozenset[str] | None]:
+    """``(fold(text), its words)``: the words (``\\w+`` runs) only when ``text`` is ASCII, else None (then
+    whole-word literals are tested as substrings: case folding outside ASCII may change where words end)."""
+    got = _folds.get(text)
+    if got is None:
+        if len(_folds) >= _CACHE_MAX:
+            _folds.clear()
+        if text.isascii():
+            low = text.lower()
+            got = (low, frozenset(_WORD.findall(low)))
+        else:
+            got = (text.translate(_SIMPLE).casefold(), None)
+        _folds[text] = got
+    return got
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded for the literal test (see the module rules)."""
+    return _folded(text)[0]
+
+
+def _fold_literal(text: str) -> str:
+    return text.lower() if text.isascii() else text.translate(_SIMPLE).casefold()
+
+
+#: a required literal: its case-folded text and whether every match holds it as a whole word (``\\b`` or a
+#: non-word character on both sides), which the gate then tests against the text's words instead of its characters
+Lit = tuple[str, bool]
+
+_BOUNDARY_AT = {C.AT_BOUNDARY, C.AT_BEGINNING, C.AT_BEGINNING_STRING, C.AT_BEGINNING_LINE, C.AT_END,
+                C.AT_END_STRING, C.AT_END_LINE}
+_NONWORD_CATEGORIES = {C.CATEGORY_SPACE, C.CATEGORY_NOT_WORD, C.CATEGORY_LINEBREAK}
+
+
+def _score(req: frozenset[Lit]) -> tuple[int, int]:
+    """Higher is more selective: the shortest literal's length (a whole word counts as 3 more), then fewer."""
+    return (min(len(t) + (3 if w else 0) for t, w in req), -len(req))
+
+
+def _is_word_text(text: str) -> bool:
+    return bool(text) and all(c.isalnum() or c == "_" for c in text)
+
+
+def _separates(op, av) -> bool:
+    """Whether the item at ``(op, av)`` guarantees a non-word character (or the text's edge) next to it."""
+    if op is C.AT:
+        return av in _BOUNDARY_AT
+    if op is C.LITERAL:
+        return not _is_word_text(chr(av))
+    if op is C.IN:
+        return bool(av) and all(
+            (o is C.LITERAL and not _is_word_text(chr(v))) or (o is C.CATEGORY and v in _NONWORD_CATEGORIES)
+            for o, v in av
+        )
+    if op in _REPEATS:
+        lo, _hi, body = av
+        return lo >= 1 and len(body) == 1 and _separates(*body[0])
+    return False
+
+
+def _seq(items, left: bool = False, right: bool = False) -> list[frozenset[Lit]]:
+    """Every required set found in a sequence of parsed items (each literal run, each group's own sets, each
+    branch's union): a text the sequence matches holds one literal of each set.  ``left``/``right``: whether a
+    non-word character (or an edge) is certain just outside the sequence."""
+    items = list(items)
+    out: list[frozenset[Lit]] = []
+    run: list[str] = []
+    run_start = 0
+
+    def bounded_before(k: int) -> bool:
+        return left if k == 0 else _separates(*items[k - 1])
+
+    def bounded_after(k: int) -> bool:
+        return right if k == len(items) - 1 else _separates(*items[k + 1])
+
+    def flush(end: int) -> None:
+        if run:
+            text = "".join(run)
+            word = _is_word_text(text) and bounded_before(run_start) and bounded_after(end)
+            out.append(frozenset({(_fold_literal(text), word)}))
+            run.clear()
+
+    for k, (op, av) in enumerate(items):
+        if op is C.LITERAL:
+            if not run:
+                run_start = k
+            run.append(chr(av))
+            continue
+        flush(k - 1)
+        out.extend(_item(op, av, bounded_before(k), bounded_after(k)))
+    flush(len(items) - 1)
+    return [req for req in out if req and all(t for t, _ in req)]
+
+
+def _best(reqs: list[frozenset[Lit]]) -> frozenset[Lit] | None:
+    return max(reqs, key=_score) if reqs else None
+
+
+def _item(op, av, left: bool, right: bool) -> list[frozenset[Lit]]:
+    if op is C.SUBPATTERN:
+        return _seq(av[-1], left, right)
+    if op is C.BRANCH:
+        union: set[Lit] = set()
+        for alt in av[1]:
+            req = _best(_seq(alt, left, right))
+            if not req:
+                return []
+            union |= req
+        return [frozenset(union)]
+    if op in _REPEATS:
+        lo, hi, body = av
+        if lo < 1:
+            return []
+        return _seq(body, left, right) if hi == 1 else _seq(body)
+    if op is C.ASSERT:  # a positive lookaround: its text is in the string too
+        return _seq(av[1])
+    if op is C.IN:  # a small class of plain characters, each one a literal
+        chars = [chr(v) for o, v in av if o is C.LITERAL]
+        if chars and len(chars) == len(av) and len(chars) <= 4:
+            return [frozenset((_fold_literal(c), False) for c in chars)]
+    return []
+
+
+def split_branches(source: str, flags: int = 0) -> list[str] | None:
+    """The top-level branches of ``source`` as source texts (one enclosing ``(?:…)`` is looked through), or None
+    when the pattern is not a plain alternation of them (global inline flags, a single branch)."""
+    verbose = bool(flags & re.VERBOSE)
+    body = source.strip()
+    if body.startswith("(?") and not body.startswith("(?:"):
+        return None  # global inline flags or a named group at the top: keep the pattern whole
+    if body.startswith("(?:") and _closing(body, 0, verbose) == len(body) - 1:
+        body = body[3:-1]
+    parts: list[str] = []
+    depth, start, i, n = 0, 0, 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(body, i)
+            continue
+        if verbose and c == "#":
+            j = body.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    parts.append(body[start:])
+    return parts if len(parts) > 1 else None
+
+
+def _class_end(s: str, i: int) -> int:
+    """Index just past the character class opening at ``s[i] == '['``."""
+    j = i + 1
+    if j < len(s) and s[j] == "^":
+        j += 1
+    if j < len(s) and s[j] == "]":
+        j += 1
+    while j < len(s) and s[j] != "]":
+        j += 2 if s[j] == "\\" else 1
+    return j + 1
+
+
+def _closing(s: str, i: int, verbose: bool) -> int:
+    """Index of the parenthesis closing the one at ``s[i]``, or -1."""
+    depth, j = 0, i
+    while j < len(s):
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _class_end(s, j)
+            continue
+        if verbose and c == "#":
+            k = s.find("\n", j)
+            j = len(s) if k < 0 else k
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def required_literals(source: str, flags: int = 0) -> list[list[frozenset[str]]]:
+    """For each top-level branch of ``source`` (the whole pattern when it has one branch), the sets of case-folded
+    literals it requires, most selective first: every text the branch matches holds one literal of each set
+    (an empty list: no literal is required).
+
+    Raises ``re.error`` when ``source`` is not a valid pattern."""
+    branches = split_branches(source, flags) or [source]
+    return [sorted(_seq(_parser.parse(b, flags)), key=_score, reverse=True) for b in branches]
+
+
+GATE_SETS = 2  # required sets tested per branch: more rarely rejects more, and every literal costs a test
+
+
+def _gate_sets(reqs: list[frozenset[Lit]]) -> list[frozenset[Lit]]:
+    """The sets a branch's gate tests: the most selective one, and the next ones while they stay selective (no
+    literal shorter than 3 characters but whole words)."""
+    ordered = sorted(reqs, key=_score, reverse=True)
+    return ordered[:1] + [r for r in ordered[1:GATE_SETS] if _score(r)[0] >= 3]
+
+
+_Branch = tuple[re.Pattern[str], tuple[frozenset[str], ...]]
+
+
+class GatedAlternation:
+    """A drop-in ``re.Pattern`` (``search``, ``match``, ``fullmatch``, ``finditer``, ``findall``, ``sub``, ``subn``,
+    ``split``; ``pattern``, ``flags``) that first tests the literals the pattern requires (see the module rules):
+    a text without them gets "no match" at the cost of a few substring tests.
+
+    ``search``/``match``/``fullmatch`` of a pattern whose top-level branches hold no groups run only the branches
+    whose literals occur; the other methods, and patterns with groups, run the whole pattern once the text holds
+    the literals every match needs.  Results are those of ``re.compile(source, flags)``.  Raises ``re.error`` on
+    first use when the source is not a valid pattern."""
+
+    __slots__ = ("pattern", "flags", "_compiled", "_branches", "_gate", "_word_lits", "_sub_lits", "_all_lits")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.pattern, self.flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+        self._branches: list[_Branch] = []
+        self._gate: tuple[frozenset[str], ...] = ()
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compile()
+        return self._compiled  # type: ignore[return-value]
+
+    def _compile(self) -> None:
+        whole = re.compile(self.pattern, self.flags)
+        words: set[str] = set()
+        subs: set[str] = set()
+
+        def gate(reqs: list[frozenset[Lit]]) -> tuple[frozenset[str], ...]:
+            for req in reqs:
+                for lit, word in req:
+                    (words if word else subs).add(lit)
+            return tuple(frozenset(t for t, _ in req) for req in reqs)
+
+        parts = split_branches(self.pattern, self.flags) if not whole.groups else None
+        if parts:
+            self._branches = [(re.compile(part, self.flags), gate(_gate_sets(_seq(_parser.parse(part, self.flags)))))
+                              for part in parts]
+        self._gate = gate(_gate_sets(_seq(_parser.parse(self.pattern, self.flags))))
+        self._word_lits = frozenset(words - subs)
+        self._sub_lits = tuple(sorted(subs, key=len, reverse=True))
+        self._all_lits = tuple(sorted(words | subs, key=len, reverse=True))
+        self._compiled = whole
+
+    def _present(self, text: str) -> set[str]:
+        """The literals of this pattern's gates that occur in ``text``."""
+        folded, words = _folded(text)
+        if words is None:
+            return {lit for lit in self._all_lits if lit in folded}
+        present = {lit for lit in self._sub_lits if lit in folded}
+        present.update(words & self._word_lits)
+        return present
+
+    def _passes(self, text: str) -> bool:
+        """Whether ``text`` holds the literals every match of the whole pattern needs."""
+        if self._compiled is None:
+            self._compile()
+        if not self._gate:
+            return True
+        present = self._present(text)
+        return all(not present.isdisjoint(req) for req in self._gate)
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        """As ``re.Pattern.search``: the leftmost match, and among branches matching there the first."""
+        if not self._passes(text):
+            return None
+        end = len(text) if endpos is None else endpos
+        if not self._branches:
+            return self.compiled.search(text, pos, end)
+        present = self._present(text)
+        best: re.Match[str] | None = None
+        for pat, gate in self._branches:
+            for req in gate:
+                if present.isdisjoint(req):
+                    break
+            else:
+                m = pat.search(text, pos, end)
+                if m is not None and (best is None or m.start() < best.start()):
+                    best = m
+                    if m.start() == pos:
+                        break
+        return best
+
+    def _anchored(self, how: str, text: str, pos: int, endpos: int | None) -> re.Match[str] | None:
+        if not self._passes(text):
+            return None
+        end = len(text) if endpos is None else endpos
+        if not self._branches:
+            return getattr(self.compiled, how)(text, pos, end)
+        present = self._present(text)
+        for pat, gate in self._branches:
+            if all(not present.isdisjoint(req) for req in gate):
+                m = getattr(pat, how)(text, pos, end)
+                if m is not None:
+                    return m
+        return None
+
+    def match(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        """As ``re.Pattern.match``: the first branch that matches at ``pos``."""
+        return self._anchored("match", text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
+        """As ``re.Pattern.fullmatch``."""
+        return self._anchored("fullmatch", text, pos, endpos)
+
+    def finditer(self, text: str, *args):
+        """As ``re.Pattern.finditer``."""
+        return self.compiled.finditer(text, *args) if self._passes(text) else iter(())
+
+    def findall(self, text: str, *args) -> list:
+        """As ``re.Pattern.findall``."""
+        return self.compiled.findall(text, *args) if self._passes(text) else []
+
+    def sub(self, repl, text: str, count: int = 0) -> str:
+        """As ``re.Pattern.sub``."""
+        return self.compiled.sub(repl, text, count) if self._passes(text) else text
+
+    def subn(self, repl, text: str, count: int = 0) -> tuple[str, int]:
+        """As ``re.Pattern.subn``."""
+        return self.compiled.subn(repl, text, count) if self._passes(text) else (text, 0)
+
+    def split(self, text: str, maxsplit: int = 0) -> list[str]:
+        """As ``re.Pattern.split``."""
+        return self.compiled.split(text, maxsplit) if self._passes(text) else [text]
+
+    def __repr__(self) -> str:  # noqa: D105
+        return f"gated_re({self.pattern!r}, {self.flags!r})"
+
+
+def gated_re(source: str, flags: int = 0) -> GatedAlternation:
+    """``re.compile(source, flags)``, compiled on first use like ``pipeline.lazyre.lazy_re``, that skips a text (or
+    the branches of the pattern) lacking the literals a match needs (see ``GatedAlternation``)."""
+    return GatedAlternation(source, flags)
