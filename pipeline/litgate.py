@@ -156,8 +156,9 @@ def _item(op, av, left: bool, right: bool) -> list[frozenset[Lit]]:
 
 
 def split_branches(source: str, flags: int = 0) -> list[str] | None:
-    """The top-level branches of ``source`` as source texts (one enclosing ``(?:…)`` is looked through), or None
-    when the pattern is not a plain alternation of them (global inline flags, a single branch)."""
+    """The top-level branches of ``source`` as source texts, or None when the pattern is not a plain alternation
+    of them (global inline flags, a single branch).  An enclosing ``(?:…)`` is looked through, and so is a
+    branch that is itself one such group (``(?:a|b)|c`` gives ``a``, ``b``, ``c``: the same ordered choice)."""
     verbose = bool(flags & re.VERBOSE)
     body = source.strip()
     if body.startswith("(?") and not body.startswith("(?:"):
@@ -187,7 +188,12 @@ def split_branches(source: str, flags: int = 0) -> list[str] | None:
             start = i + 1
         i += 1
     parts.append(body[start:])
-    return parts if len(parts) > 1 else None
+    if len(parts) < 2:
+        return None
+    flat: list[str] = []
+    for part in parts:
+        flat.extend(split_branches(part, flags) or [part])
+    return flat
 
 
 def _class_end(s: str, i: int) -> int:
@@ -260,7 +266,8 @@ class GatedAlternation:
     the literals every match needs.  Results are those of ``re.compile(source, flags)``.  Raises ``re.error`` on
     first use when the source is not a valid pattern."""
 
-    __slots__ = ("pattern", "flags", "_compiled", "_branches", "_gate", "_word_lits", "_sub_lits", "_all_lits")
+    __slots__ = ("pattern", "flags", "_compiled", "_branches", "_gate", "_word_lits", "_sub_lits", "_all_lits",
+                 "_nonempty")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self.pattern, self.flags = source, flags
@@ -290,6 +297,7 @@ class GatedAlternation:
             self._branches = [(re.compile(part, self.flags), gate(_gate_sets(_seq(_parser.parse(part, self.flags)))))
                               for part in parts]
         self._gate = gate(_gate_sets(_seq(_parser.parse(self.pattern, self.flags))))
+        self._nonempty = bool(parts) and all(_parser.parse(part, self.flags).getwidth()[0] > 0 for part in parts)
         self._word_lits = frozenset(words - subs)
         self._sub_lits = tuple(sorted(subs, key=len, reverse=True))
         self._all_lits = tuple(sorted(words | subs, key=len, reverse=True))
@@ -304,23 +312,22 @@ class GatedAlternation:
         present.update(words & self._word_lits)
         return present
 
-    def _passes(self, text: str) -> bool:
-        """Whether ``text`` holds the literals every match of the whole pattern needs."""
+    def _passes(self, text: str) -> set[str] | None:
+        """The literals of this pattern's gates present in ``text`` when it holds those every match of the whole
+        pattern needs, else None."""
         if self._compiled is None:
             self._compile()
-        if not self._gate:
-            return True
         present = self._present(text)
-        return all(not present.isdisjoint(req) for req in self._gate)
+        return present if all(not present.isdisjoint(req) for req in self._gate) else None
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
         """As ``re.Pattern.search``: the leftmost match, and among branches matching there the first."""
-        if not self._passes(text):
+        present = self._passes(text)
+        if present is None:
             return None
         end = len(text) if endpos is None else endpos
         if not self._branches:
             return self.compiled.search(text, pos, end)
-        present = self._present(text)
         best: re.Match[str] | None = None
         for pat, gate in self._branches:
             for req in gate:
@@ -335,12 +342,12 @@ class GatedAlternation:
         return best
 
     def _anchored(self, how: str, text: str, pos: int, endpos: int | None) -> re.Match[str] | None:
-        if not self._passes(text):
+        present = self._passes(text)
+        if present is None:
             return None
         end = len(text) if endpos is None else endpos
         if not self._branches:
             return getattr(self.compiled, how)(text, pos, end)
-        present = self._present(text)
         for pat, gate in self._branches:
             if all(not present.isdisjoint(req) for req in gate):
                 m = getattr(pat, how)(text, pos, end)
@@ -356,25 +363,59 @@ class GatedAlternation:
         """As ``re.Pattern.fullmatch``."""
         return self._anchored("fullmatch", text, pos, endpos)
 
-    def finditer(self, text: str, *args):
-        """As ``re.Pattern.finditer``."""
-        return self.compiled.finditer(text, *args) if self._passes(text) else iter(())
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None):
+        """As ``re.Pattern.finditer``: successive leftmost matches, each search starting where the last match ended.
+        With branches that never match the empty string, only the branches whose literals occur are searched,
+        each again only once its last match lies behind."""
+        present = self._passes(text)
+        if present is None:
+            return iter(())
+        end = len(text) if endpos is None else endpos
+        if not self._branches or not self._nonempty:
+            return self.compiled.finditer(text, pos, end)
+        return self._iterate(text, pos, end, present)
 
-    def findall(self, text: str, *args) -> list:
-        """As ``re.Pattern.findall``."""
-        return self.compiled.findall(text, *args) if self._passes(text) else []
+    def _iterate(self, text: str, pos: int, end: int, present: set[str]):
+        live = [pat for pat, gate in self._branches if all(not present.isdisjoint(req) for req in gate)]
+        ahead: list[re.Match[str] | None] = [None] * len(live)  # each branch's leftmost match at or after pos
+        done = [False] * len(live)
+        while pos <= end:
+            best: re.Match[str] | None = None
+            for k, pat in enumerate(live):
+                if done[k]:
+                    continue
+                m = ahead[k]
+                if m is None or m.start() < pos:
+                    m = ahead[k] = pat.search(text, pos, end)
+                    if m is None:
+                        done[k] = True
+                        continue
+                if best is None or m.start() < best.start():
+                    best = m
+            if best is None:
+                return
+            yield best
+            pos = best.end()
+
+    def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list:
+        """As ``re.Pattern.findall`` (the pattern's groups decide its items, as there)."""
+        if self._passes(text) is None:
+            return []
+        if self._branches and self._nonempty:
+            return [m.group(0) for m in self.finditer(text, pos, endpos)]
+        return self.compiled.findall(text, pos, len(text) if endpos is None else endpos)
 
     def sub(self, repl, text: str, count: int = 0) -> str:
         """As ``re.Pattern.sub``."""
-        return self.compiled.sub(repl, text, count) if self._passes(text) else text
+        return self.compiled.sub(repl, text, count) if self._passes(text) is not None else text
 
     def subn(self, repl, text: str, count: int = 0) -> tuple[str, int]:
         """As ``re.Pattern.subn``."""
-        return self.compiled.subn(repl, text, count) if self._passes(text) else (text, 0)
+        return self.compiled.subn(repl, text, count) if self._passes(text) is not None else (text, 0)
 
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         """As ``re.Pattern.split``."""
-        return self.compiled.split(text, maxsplit) if self._passes(text) else [text]
+        return self.compiled.split(text, maxsplit) if self._passes(text) is not None else [text]
 
     def __repr__(self) -> str:  # noqa: D105
         return f"gated_re({self.pattern!r}, {self.flags!r})"

@@ -119,3 +119,73 @@ def test_case_folding_never_hides_a_literal_re_ignorecase_would_match():
 def test_whole_word_literals_are_tested_as_words(text):
     pat = gated_re(r"\bhello\b|\bai\b")
     assert _same(pat.search(text), re.search(r"\bhello\b|\bai\b", text))
+
+
+def _gated_patterns():
+    """Every gated pattern of the rules engine (module globals and the fact families)."""
+    import importlib
+    import pkgutil
+
+    import pipeline.stages.rules as rules
+    from pipeline.litgate import GatedAlternation
+
+    found = {}
+    for info in pkgutil.iter_modules(rules.__path__):
+        mod = importlib.import_module(f"pipeline.stages.rules.{info.name}")
+        for name, value in vars(mod).items():
+            if isinstance(value, GatedAlternation):
+                found[f"{info.name}.{name}"] = value
+            elif isinstance(value, tuple):
+                for k, item in enumerate(value):
+                    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], GatedAlternation):
+                        found[f"{info.name}.{name}[{k}]"] = item[1]
+    return found
+
+
+def _fixture_texts() -> list[str]:
+    """Message texts of our own fixture transcripts (every harness), cut into paragraphs and sentences too."""
+    import json
+    from pathlib import Path
+
+    texts: list[str] = []
+
+    def walk(value):
+        if isinstance(value, str):
+            if len(value) > 3:
+                texts.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for path in sorted(Path(__file__).resolve().parent.parent.joinpath("fixtures").rglob("*.json*")):
+        if "cassettes" in path.parts:
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                continue
+    pieces = [p for t in texts for p in re.split(r"\n\s*\n|(?<=[.!?])\s+", t) if p.strip()]
+    every = sorted(set(texts + pieces))
+    return random.Random(3).sample(every, min(len(every), 4000)) + PHRASES
+
+
+def test_every_gated_pattern_of_the_rules_engine_answers_as_re_does():
+    patterns = _gated_patterns()
+    assert len(patterns) >= 10
+    texts = _fixture_texts()
+    assert len(texts) > 2000
+    hits = 0
+    for name, gated in patterns.items():
+        whole = re.compile(gated.pattern, gated.flags)
+        for text in texts:
+            a, b = whole.search(text), gated.search(text)
+            assert _same(a, b), (name, text[:120])
+            assert _same(whole.match(text), gated.match(text)), (name, text[:120])
+            spans = [(m.span(), m.group(0)) for m in whole.finditer(text)]
+            assert spans == [(m.span(), m.group(0)) for m in gated.finditer(text)], (name, text[:120])
+            hits += a is not None
+    assert hits > 500

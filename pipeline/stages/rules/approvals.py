@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
+from pipeline.litgate import gated_re
 from pipeline.stages.rules import clauses, corrections, phrases, proposals
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
@@ -116,7 +117,7 @@ _LEAVE = lazy_re(
     re.I,
 )
 _INSTEAD_TAIL = lazy_re(r"\binstead\b\s*[.!]*$|\binstead\s*,", re.I)
-_USER_CUE = lazy_re(
+_USER_CUE = gated_re(
     r"don't|dont|do\s+not|never|stop|instead|leave|scope|skip|drop|forget|\bnot\b|\bno\b|\buse\b|switch|go\s+with|stick|let'?s|shouldn't|no\s+need|"
     r"going\s+with|decid|settled|chose|rather",
     re.I,

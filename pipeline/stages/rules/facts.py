@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
+from pipeline.litgate import gated_re
 from pipeline.stages.rules import factprune, findings, reviews, tools, trials
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import (
@@ -61,7 +62,7 @@ CANDIDATE_WINDOW = 64  # candidates kept of each kind at each end of the session
 #: internal kinds written as another ``Fact.kind`` (a trial-and-error fact is an environment quirk)
 _OUT_KIND = {"trial": "quirk"}
 
-_CONSTRAINT = lazy_re(
+_CONSTRAINT = gated_re(
     r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
     r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within)|"
     r"(?:we|you)\s+(?:can't|cannot|can\s+not)|without\s+(?:\w+ing|breaking|changing|touching))\b"
@@ -69,7 +70,7 @@ _CONSTRAINT = lazy_re(
     r"leave)\b",
     re.I,
 )
-_NOT_CONSTRAINT = lazy_re(
+_NOT_CONSTRAINT = gated_re(
     r"\b(?:(?:I|we)\s+(?:don't|do\s+not)\s+(?:know|think|understand|see|get|have|remember|care|mind|need\s+to\s+know)|"
     r"if\s+only|not\s+only|only\s+(?:if\s+you|just)|why\s+(?:don't|do)|don't\s+(?:know|think))\b",
     re.I,
@@ -104,7 +105,7 @@ _QUIRK = lazy_re(
     r"\bexpects?\s+(?:a|an|the)?\s*\S+\s+(?:not|instead)\b|\bdefaults?\s+to\b|\b\S*\d\S*,?\s+not\s+\S*\d",
     re.I,
 )
-_FIX_CUE = lazy_re(
+_FIX_CUE = gated_re(
     r"\b(?:needs?\s+(?:to\s+be|the|a|an|--|`)|must\s+be|requires?|required|should\s+be|has\s+to\s+be|the\s+fix\s+is|"
     r"missing|not\s+installed|not\s+found|wasn't|isn't|doesn't\s+(?:exist|support|accept|work|have)|can't|cannot|expects?|"
     r"only\s+(?:works|accepts|supports|exists)|because|since|the\s+(?:error|issue|problem)\s+(?:is|was))\b",
@@ -127,7 +128,7 @@ _MEASURE = lazy_re(
     r"(?:from|to)\s+" + _QTY + r")[^.;]{0,40}?" + _QTY
 )
 _HYPO = lazy_re(r"^(?:if|whether|maybe|perhaps|possibly|unless)\b|\b(?:might|could)\s+be\b", re.I)
-_SUB_CUE = lazy_re(
+_SUB_CUE = gated_re(
     r"\b(?:found|root\s+cause|caused\s+by|the\s+(?:issue|problem|bug)|responsible|defined\s+in|declared\s+in|located|lives\s+in|"
     r"is\s+(?:set|configured|implemented|handled)|handles?|reads?|writes?|calls?|uses?|depends?\s+on|missing|not\s+found|"
     r"no\s+\w+\s+(?:found|exists?)|only|must|requires?|because|returns?|throws?|raises?|expects?|hard-?coded|default|port|"
@@ -162,14 +163,14 @@ _SUB_SKIP = lazy_re(
 )
 #: Literal cues of the root-cause / quirk / other rules, lower case, grouped by first letter for speed: only the
 #: sentences holding one are checked against those rules.
-_CUE = lazy_re(
+_CUE = gated_re(
     r"\b(?:b(?:ecause|ug)|c(?:aus|onfirmed|ulprit|omes?\s+from|ame\s+from)|d(?:efault|own\s+from|iscovered|oesn't\s+support|o\s+not\s+support)|"
     r"e(?:xpect|xplains|nv(?:ironment)?\s+var)|f(?:yi|ound\s+that)|h(?:eads\s+up|as\s+to\s+be|ave\s+to\s+be)|"
     r"i(?:ssue|nstalled|nstead\s+of|mportant)|l(?:earned)|m(?:ust\s+be)|n(?:eed|ot\s+the\s+default|ote\s*:|oticed|ot\s+installed)|"
     r"o(?:nly|ut\s+of)|p(?:roblem|ort\s)|r(?:oot\s+cause|eason|equir|ealized)|s(?:upport)|t(?:urn(?:s|ed)?\s+out|o\s+find)|"
     r"v(?:erified|ersus|s\.?\s)|w(?:hy|orks\s+only))"
 )
-_CUE_ANYCASE = lazy_re(_CUE.pattern, re.IGNORECASE)
+_CUE_ANYCASE = gated_re(_CUE.pattern, re.IGNORECASE)
 
 
 @dataclass(slots=True)

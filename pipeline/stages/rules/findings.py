@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from pipeline.lazyre import lazy_re
+from pipeline.litgate import gated_re
 from pipeline.stages.rules import paste
 
 _N = r"(?:one|two|three|four|five|a\s+single|a\s+few|several|\d+)"
@@ -35,7 +36,7 @@ _BAD = (
 _FAMILIES: tuple[tuple[str, object], ...] = (
     (
         "gap",
-        lazy_re(
+        gated_re(
             r"\bthere(?:'s|\s+is|\s+are|\s+remains?)\s+(?:still\s+)?" + _N + r"\s+(?:\w+\s+){0,2}?" + _BAD + r"\b|"
             r"\b" + _N + r"\s+(?:\w+\s+){0,2}?(?:is|are)\s+still\s+(?:\w+\s+)?" + _BAD + r"\b|"
             r"\b" + _N + r"\s+\w+\s+(?:remains?|is|are)\s+(?:un\w+|not\s+\w+ed)\b|"
@@ -47,7 +48,7 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
     (
         "placement",
-        lazy_re(
+        gated_re(
             r"\b(?:lives?|sits?|goes|belongs|resides?|is\s+(?:stored|kept|located|placed|defined|configured|read))\s+"
             r"(?:at|in|under|on|inside|from)\s+[^;]{1,80}?\b(?:rather\s+than|instead\s+of|not\s+(?:in|at|under|inside|on))\b|"
             r"\b(?:listens|answers|runs|binds)\s+on\s+(?:port\s+)?`?\d+`?,?\s+not\s+`?\d+|"
@@ -58,7 +59,7 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
     (
         "measured",
-        lazy_re(
+        gated_re(
             r"\b(?:increase[sd]?|decrease[sd]?|drop(?:ped|s)?|fell|rose|reduc(?:ed|es|tion)|faster|slower|improve[sd]?|"
             r"worse|regress\w*|speed-?up|went|cut|grew|shrank|halved|doubled)\b[^.;|]{0,40}?"
             r"[(]?[+\-−]?\d+(?:[.,]\d+)?\s?(?:%|ms|s\b|sec|min|x\b|×|[KMG]B\b)|"
@@ -71,7 +72,7 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
     (
         "dead_end",
-        lazy_re(
+        gated_re(
             r"\bmade\s+no\s+difference\b|\bdoesn't\s+change\s+anything\b|\bdid(?:n't|\s+not)\s+(?:help|change\s+anything|fix\s+it)\b|"
             r"\bisn't\s+working\b|\bwas\s+no\s+(?:faster|better|different)\b|\bstill\s+(?:fails|failing|crashes|hangs|errors|times\s+out)\b|"
             r"\bhad\s+no\s+effect\b|\bno\s+luck\b|\bn[ãa]o\s+(?:adiantou|funcionou|resolveu|mudou\s+nada)\b|\bcontinua\s+(?:falhando|dando\s+erro)\b|"
@@ -82,7 +83,7 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
     (
         "cause",
-        lazy_re(
+        gated_re(
             r"\b(?:stems|stemmed|originates|originated|traces|traced|comes|came)\s+(?:back\s+)?(?:from|in|to)\b|"
             r"\b(?:is|was|are|were)\s+(?:all\s+)?due\s+to\b|\bbecause\s+(?:the|a|an|our|its|this|that)\s+\w+(?:\s+\w+)?\s+\w+s\b|"
             r"原因是|是因为|由于.{1,30}?(?:导致|所以)|が原因|のせいで|때문에|원인은|\bpor\s+causa\s+d[aeo]s?\b|\bdevido\s+a\b|"
@@ -92,7 +93,7 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
     (
         "environment",
-        lazy_re(
+        gated_re(
             r"\b(?:is|are)\s+not\s+set\s+(?:in|inside|on|within)\b|\b(?:box|machine|server|host|container|vm|runner|image|node)\s+"
             r"(?:has|have)\s+no\b|\bhas\s+no\s+(?:gpu|cuda|display|internet|network|docker|sudo|root)\b|"
             r"\b(?:prod|production|staging|ci|the\s+server|the\s+container)\s+(?:runs|uses|is\s+on)\s+[A-Za-z][\w.-]*\s+v?\d|"
@@ -103,9 +104,9 @@ _FAMILIES: tuple[tuple[str, object], ...] = (
     ),
 )
 #: a position worth cutting a sentence around (the union of the families; searched once per message)
-CUE = lazy_re("|".join(f"(?:{p.pattern})" for _, p in _FAMILIES), re.I)
+CUE = gated_re("|".join(f"(?:{p.pattern})" for _, p in _FAMILIES), re.I)
 #: a user's hindsight lesson, a rule for the rest of the work
-LESSON = lazy_re(
+LESSON = gated_re(
     r"\b(?:we|you|i)\s+(?:should|shoud|shuold|ought\s+to)\s+(?:have|'ve)\s+\w+|\bshould'?ve\s+\w+|\bnext\s+time\b|"
     r"\bfrom\s+now\s+on\b|\bremember\s+to\b|\bgoing\s+forward\b|"
     r"\bdever[íi]amos\s+ter\b|\bda\s+pr[óo]xima\s+vez\b|\bdeber[íi]amos\s+haber\b|\bla\s+pr[óo]xima\s+vez\b|"

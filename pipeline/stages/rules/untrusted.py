@@ -161,7 +161,7 @@ _ROLE_LINE = lazy_re(
     r"|^[ \t>*_]*(?:Human|Assistant|HUMAN|ASSISTANT)[ \t]*:"
 )
 #: fake fences: the end of the data the reader was given, a chat-template token, a system block
-_FAKE_FENCE = lazy_re(
+_FAKE_FENCE = gated_re(
     r"</\s*(?:transcript|conversation|chat|chat[_-]?history|history|context|document|documents|data|input|user|"
     r"user[_-]?(?:message|input|query)|human|assistant|system|system[_-]?prompt|instructions?|session|messages?|"
     r"untrusted[\w-]*|prompt|tool[_-]?(?:output|result)s?|function[_-]?results?|search[_-]?results?)\s*>"
