@@ -81,3 +81,27 @@ def test_subagent_finding_next_to_descriptions_stays():
     )
     got = [text for _, text in facts(b)]
     assert any("drops non-ASCII letters" in t for t in got)
+
+
+@pytest.mark.parametrize(
+    "line, output",
+    [
+        ("Fewer Round Trips: 3 calls vs 14 = 78% less traffic", "batch plan: 14 calls"),
+        ("Threads Saved: 4 workers vs 16 = 75% fewer threads", "pool size 16"),
+        ("Menos Consultas: 2 queries vs 40 = 95% menos carga", "40 queries executed"),
+    ],
+)
+def test_label_line_with_a_worked_out_figure_is_no_fact(line, output):
+    b = B()
+    b.user("Can we cut the API calls?")
+    b.bash("python plan.py --dry-run", output)
+    b.asst(f"Here is what the consolidated plan gives:\n\n- {line}\n")
+    assert all(text != line for _, text in facts(b))
+
+
+def test_label_line_whose_figures_were_all_measured_is_a_fact():
+    b = B()
+    b.user("Did the lazy import help?")
+    b.bash("python bench.py", "cold start before: 2400 ms\ncold start after: 820 ms")
+    b.asst("Measured:\n\n- Cold Start: 820 ms (down from 2400 ms)\n")
+    assert ("fact", "Cold Start: 820 ms (down from 2400 ms)") in facts(b)

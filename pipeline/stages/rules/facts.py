@@ -288,7 +288,7 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         elif _OTHER.search(sent) and not _SELF_TALK.match(sent):
             out.append(_cand("fact", s, i, a, b, sent))
         elif _MEASURE.search(sent) and not _SELF_TALK.match(sent):
-            if not _LABEL.match(sent) or _measured(s, i, sent):
+            if not _LABEL.match(sent) or _measured(s, i, sent, every=True):
                 out.append(_cand("fact", s, i, a, b, sent))
         elif not _SELF_TALK.match(sent):
             family = findings.kind_of(sent)
@@ -303,22 +303,26 @@ _LABEL = lazy_re(r"^[\w .&/-]{1,40}:\s")
 MEASURE_LOOKBACK = 40  # events before a measured claim searched for its numbers
 
 
-def _measured(s: Scan, i: int, sent: str) -> bool:
+def _measured(s: Scan, i: int, sent: str, *, every: bool = False) -> bool:
     """Whether a number of ``sent`` (one with a decimal or two digits) appears in a tool result or sub-agent
     result of this turn (back to the previous user prompt, at most ``MEASURE_LOOKBACK`` events): a measured
-    finding, not a plan's estimate ("4 agents, 330 min vs 1095 min sequential").  A compaction summary's
-    figures were measured before it was written and count."""
+    finding, not a plan's estimate ("4 agents, 330 min vs 1095 min sequential").  With ``every`` each such
+    number must appear there: a "Label: 5 agents vs 12 = 58% less" line whose result is worked out, not
+    measured, does not count.  A compaction summary's figures were measured before it was written and count."""
     if s.events[i].kind == "compaction":
         return True
-    nums = _NUM.findall(sent)
+    nums = set(_NUM.findall(sent))
     if not nums:
         return False
+    seen: set[str] = set()
     for j in range(i - 1, max(-1, i - 1 - MEASURE_LOOKBACK), -1):
         ev = s.events[j]
         if ev.kind in ("user_prompt", "compaction"):
             break
-        if ev.kind in ("tool_result", "subagent_result") and any(n in ev.text for n in nums):
-            return True
+        if ev.kind in ("tool_result", "subagent_result"):
+            seen.update(n for n in nums if n in ev.text)
+            if seen and (not every or seen == nums):
+                return True
     return False
 
 
