@@ -37,14 +37,15 @@ def _check(c: Check, total: int) -> list[str]:
     if c.missing:
         return [f"{head}: no summary to compare with: {c.missing}"]
     if c.events_before == 0:
-        return [f"{head}: nothing before it to check (the file starts with this summary)"]
+        where = "the file starts with this summary" if c.since is None else f"it follows compaction {c.number - 1} directly"
+        return [f"{head}: no events before it to check ({where})"]
     window = "since the start of the file" if c.since is None else f"since compaction {c.number - 1}"
     out = [f"{head}: {c.events_before} events {window}; {counts_line(c.counts())}"]
     if c.repeats:
         out.append(f"  its summary is the same text as compaction {c.repeats}'s (re-logged by a resumed session)")
     for v in c.lost:
         e = v.entry
-        where = f"line {e.line}" if e.line else "at the compaction"
+        where = f"line {e.line}" if e.line else (f"event {e.event}" if e.event is not None else "Remaining")
         terms = ", ".join(e.terms) if e.terms else "no distinctive term"
         out.append(f"  LOST {e.kind}: {_one(e.text)}")
         out.append(f"       looked for: {terms}; evidence ({where}): \"{e.quote}\"")

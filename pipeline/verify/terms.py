@@ -11,10 +11,10 @@ rank  term
       a hex id of 7+ characters with a digit (``f98cc10``)
 3     a number of two or more digits, a decimal or a range (``6380``, ``0.5``, ``5-6``, ``90.0%``)
 2     an acronym (``JWT``) or a capitalised word that does not start a sentence (``Redis``)
-1     a content word of five or more letters (only when no term ranks 2 or more)
+1     a content word of four or more letters, not ending in -ly, -ing, -ed (only when no term ranks 2 or more)
 ====  ==========================================================================================
 
-Names (rank 2) count only when the text has no term of rank 3 or more.  Terms that hold an ellipsis are split at
+A single strong term is joined by the entry's longest content word.  Names (rank 2) count only when the text has no term of rank 3 or more.  Terms that hold an ellipsis are split at
 it and a word cut by it is dropped; masked values (``<REDACTED>``, ``[REDACTED]``) are never terms; a
 term contained in a stronger one already chosen is skipped.  Pure; never raises.
 """
@@ -27,6 +27,8 @@ MAX_TERMS = 3
 SPAN_CHARS = 30
 #: At most this many content words stand in when an entry has no stronger term.
 MAX_WORDS = 2
+#: An entry with a single strong term also needs its longest content word (when it has one).
+MIN_TERMS = 2
 
 _SPAN = re.compile(r"`([^`\n]+)`")
 _TOKEN = re.compile(r"[\w./:#@+~%…-]+(?:\([^()\s]*\))?")
@@ -35,8 +37,10 @@ _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 _NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)*(?:-\d+(?:\.\d+)?)?%?$")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,9}s?$")
-_WORD = re.compile(r"^[^\W\d_]{5,}$")
+_WORD = re.compile(r"^[^\W\d_]{4,}$")
 _SENTENCE_END = re.compile(r"[.!?:;—–]\s*$")
+#: Adverbs and verb forms say how, not what: never content-word terms.
+_INFLECTIONS = ("ly", "ing", "ed")
 _MASKED = re.compile(r"REDACTED", re.IGNORECASE)
 
 #: Capitalised words that are sentence furniture, not names (checked lower-cased).
@@ -87,7 +91,8 @@ def _rank(token: str, sentence_start: bool) -> int:
         return 2
     if token[0].isupper() and not sentence_start and token.lower() not in _COMMON and len(token) >= 3:
         return 2
-    if _WORD.match(token) and token.lower() not in _STOP_WORDS:
+    low = token.lower()
+    if _WORD.match(token) and low not in _STOP_WORDS and not low.endswith(_INFLECTIONS):
         return 1
     return 0
 
@@ -146,14 +151,20 @@ def distinctive(text: str) -> list[str]:
     else:
         pool, limit = sorted(found, key=lambda c: (-len(c[2]), c[1])), MAX_WORDS
     chosen: list[str] = []
+    _pick(pool, chosen, limit)
+    if top >= 2 and len(chosen) < MIN_TERMS:  # one identifier alone matches too easily: add a content word
+        _pick(sorted((c for c in found if c[0] == 1), key=lambda c: (-len(c[2]), c[1])), chosen, MIN_TERMS)
+    return chosen
+
+
+def _pick(pool: list[tuple[int, int, str]], chosen: list[str], limit: int) -> None:
     for _, _, term in pool:
+        if len(chosen) >= limit:
+            return
         low = term.lower()
         if any(low == c.lower() or _inside(low, c.lower()) or _inside(c.lower(), low) for c in chosen):
             continue
         chosen.append(term)
-        if len(chosen) == limit:
-            break
-    return chosen
 
 
 def _inside(small: str, big: str) -> bool:
