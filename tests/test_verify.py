@@ -136,7 +136,7 @@ def test_a_harness_without_compactions_says_so_plainly():
     ("consolidate to 5-6 focused agents instead of 12 agents", ["5-6", "12"]),
     ("Get `npm test` passing: Module ts-jest in the transform option was not found.", ["npm test", "ts-jest"]),
     ("Created /home/dev/shop/validation_checklist.txt", ["validation_checklist.txt"]),
-    ("`git checkout --theirs logs/a.json …/integrat…` failed", ["a.json", "checkout"]),
+    ("`git checkout --theirs logs/a.json …/integrat…` failed", ["--theirs", "a.json"]),
     ("redis-server listens on port 6380, not 6379", ["redis-server", "6380", "6379"]),
     ("Never push to main directly.", ["push", "main"]),
     ("the key is <REDACTED> now", []),
@@ -179,3 +179,26 @@ def test_corpus_four_compactions_prints_each():
     for n in (2, 3, 4):
         assert f"Compaction {n} of 4 (line " in out
     assert "Total since the first compaction (3 compared): kept " in out
+
+
+def test_batch_verify_reports_per_session_counts_and_totals(tmp_path, capsys):
+    from pipeline.transcripts import read_transcript
+
+    out = tmp_path / "out"
+    copilot = ROOT / "fixtures" / "copilot" / "legacy-session.jsonl"  # a truncation: no summary kept
+    assert main(["batch", str(FIXTURE), str(copilot), "--out", str(out), "--verify", "--mask", "--jobs", "1"]) == 0
+    expected = verify(read_transcript(str(FIXTURE), warn=False)).totals()
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    t = data["totals"]["compactions"]
+    assert (t["sessions"], t["compactions"], t["compared"], t["missing"]) == (2, 2, 1, 1)
+    assert t["counts"] == {k: list(v) for k, v in expected.items()}
+    decided = expected["approved"][0] + expected["rejected"][0], expected["approved"][1] + expected["rejected"][1]
+    sentence = (f"Across 1 compaction(s) compared (2 in 2 session(s); 1 compaction(s) kept no summary), the summaries "
+                f"kept {round(100 * decided[0] / decided[1])} % of decisions and "
+                f"{round(100 * expected['rejected'][0] / expected['rejected'][1])} % of rejected alternatives")
+    assert sentence in capsys.readouterr().out
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Compactions (--verify)" in report and sentence in report
+    # a run without --verify is not served the verify records from the cache, and reports no compactions
+    assert main(["batch", str(FIXTURE), "--out", str(out), "--mask", "--jobs", "1"]) == 0
+    assert "compactions" not in json.loads((out / "report.json").read_text(encoding="utf-8"))["totals"]

@@ -98,6 +98,15 @@ class Verification:
         return tally([v for c in self.compared for v in c.verdicts])
 
 
+def counts_record(v: Verification) -> dict:
+    """The plain-data counts of ``v`` for a batch record: ``{"compactions": N, "compared": M, "missing": K,
+    "counts": {kind: [kept, total]}}`` (``compared``: compactions with a summary and events before them)."""
+    compared = [c for c in v.compared if c.events_before]
+    return {"compactions": v.compactions, "compared": len(compared),
+            "missing": sum(c.missing is not None for c in v.checks),
+            "counts": {k: [a, b] for k, (a, b) in v.totals().items()}}
+
+
 def judge(entries: list[Entry], text: str) -> list[Verdict]:
     """Each of ``entries`` judged against the summary ``text`` (``summary.carrier``)."""
     cut = summaries.units(text)

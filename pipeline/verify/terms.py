@@ -7,7 +7,7 @@ rank  term
 ====  ==========================================================================================
 5     a short code span (```npm test```, at most ``SPAN_CHARS`` characters)
 4     a path or file name, as its last segment (``/src/api/rate.py`` -> ``rate.py``), a URL's last segment
-4     an identifier: ``snake_case``, ``kebab-case`` with a letter, ``dotted.name``, ``camelCase``, ``AOJ-101``,
+4     a command-line flag (``--units``); an identifier: ``snake_case``, ``kebab-case`` with a letter, ``dotted.name``, ``camelCase``, ``AOJ-101``,
       a hex id of 7+ characters with a digit (``f98cc10``)
 3     a number of two or more digits, a decimal or a range (``6380``, ``0.5``, ``5-6``, ``90.0%``)
 2     an acronym (``JWT``) or a capitalised word that does not start a sentence (``Redis``)
@@ -35,6 +35,7 @@ _TOKEN = re.compile(r"[\w./:#@+~%…-]+(?:\([^()\s]*\))?")
 _EDGE = ".,:;!?()[]{}\"'<>*"
 _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 _NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)*(?:-\d+(?:\.\d+)?)?%?$")
+_FLAG = re.compile(r"^--?[A-Za-z][\w-]+$")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,9}s?$")
 _WORD = re.compile(r"^[^\W\d_]{4,}$")
@@ -52,7 +53,7 @@ _COMMON = frozenset(
     true false null none yes okay please thanks note notes step steps task tasks plan user users
     approved rejected decided decision chose choose using used uses use make made need needs needed
     create created run running ran read edit edited write wrote added add fixed fix check checked
-    waiting current remaining pending completed complete""".split()
+    waiting current remaining pending completed complete keep give take want stay show tell look find""".split()
 )
 _STOP_WORDS = _COMMON | frozenset(
     """about above across again against along already although among around asked being below between
@@ -78,6 +79,8 @@ def _rank(token: str, sentence_start: bool) -> int:
     if _NUMBER.match(token):
         digits = sum(c.isdigit() for c in token)
         return 3 if digits >= 2 or "." in token or "-" in token.lstrip("+-") else 0
+    if _FLAG.match(token):
+        return 4
     has_alpha = any(c.isalpha() for c in token)
     if not has_alpha:
         return 0
