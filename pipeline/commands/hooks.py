@@ -52,7 +52,11 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 @click.option("--restore", is_flag=True,
               help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
                    "--format claude-code`, which feeds the state back into the context right after a compaction.")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool) -> None:
+@click.option("--nudge", is_flag=True,
+              help="claude-code: also add a Stop hook running `duck-tape nudge`, which tells you (not the model) when "
+                   "the context first passes 75 % and 88 % of its window: a moment to checkpoint.")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool,
+         nudge: bool) -> None:
     """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
 
     claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
@@ -60,6 +64,7 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
     --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
     `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
+    --nudge (claude-code) also adds a Stop hook running `duck-tape nudge` after each turn.
     Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
     changes is backed up first (<file>.<UTC time>.bak).  Exit 2 for a --command the shell cannot split (an
     unbalanced quote) and for a --root that does not exist.
@@ -69,7 +74,7 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command, plan_install
 
     command = parse_hook_command(hook_command, Path(root))
-    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore)
+    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore, nudge=nudge)
     from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
 
     click.echo(f"# {plan.path}")

@@ -278,7 +278,7 @@ def _merge_claude_event(hooks: dict, event: str, group: dict, ours: re.Pattern, 
 
 
 def merge_claude(path: Path, text: str | None, command: str | HookCommand = "duck-tape", *,
-                 restore: bool = False) -> str:
+                 restore: bool = False, nudge: bool = False) -> str:
     """The settings text with the checkpoint hook added to ``hooks.PreCompact`` (every other key kept), and with
     ``restore`` the restore hook to ``hooks.SessionStart`` (matcher ``compact``).
 
@@ -291,6 +291,10 @@ def merge_claude(path: Path, text: str | None, command: str | HookCommand = "duc
     changed = _merge_claude_event(hooks, "PreCompact", claude_group(command), OURS, path)
     if restore:
         changed = _merge_claude_event(hooks, "SessionStart", claude_restore_group(command), OURS_RESTORE, path) or changed
+    if nudge:  # issue 17: the Stop hook (pipeline.hooks.nudge_install)
+        from pipeline.hooks.nudge_install import OURS_NUDGE, claude_nudge_group
+
+        changed = _merge_claude_event(hooks, "Stop", claude_nudge_group(_shell(command)), OURS_NUDGE, path) or changed
     if not changed and text is not None:
         return text
     return _dump(data)
@@ -326,7 +330,7 @@ def target_path(harness: str, root: Path, *, project: bool = False) -> Path:
 
 
 def plan_install(harness: str, root: Path, *, project: bool = False, command: str | HookCommand = "duck-tape",
-                 restore: bool = False) -> InstallPlan:
+                 restore: bool = False, nudge: bool = False) -> InstallPlan:
     """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
     restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``.  Raises InputError as
     ``merge_*`` and ``parse_hook_command``, when ``root`` is not an existing directory (init never creates the
@@ -334,6 +338,8 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
     file, or for ``restore`` with another harness."""
     from pipeline.hooks.opencode_plugin import plugin_source
 
+    if nudge and harness != "claude-code":
+        raise InputError(f"--nudge is only for claude-code for now: {harness} has no after-each-turn hook here")
     if restore and harness != "claude-code":
         raise InputError(f"--restore is only for claude-code: {harness} has no post-compaction hook whose output "
                          "is added to the context (Copilot CLI ignores what sessionStart hooks return)")
@@ -347,10 +353,14 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
     if harness == "claude-code":
-        new = merge_claude(path, old, command, restore=restore)
+        new = merge_claude(path, old, command, restore=restore, nudge=nudge)
         wanted = {"PreCompact": [claude_group(command)]}
         if restore:
             wanted["SessionStart"] = [claude_restore_group(command)]
+        if nudge:
+            from pipeline.hooks.nudge_install import claude_nudge_group
+
+            wanted["Stop"] = [claude_nudge_group(_shell(command))]
         snippet = _dump({"hooks": wanted})
     elif harness == "copilot":
         new = merge_copilot(path, old, command)
