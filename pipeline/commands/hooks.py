@@ -37,7 +37,8 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 
 
 @click.command("init", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--harness", required=True, type=click.Choice(["claude-code", "copilot", "opencode"]),
+@click.option("--harness", required=True,
+              type=click.Choice(["claude-code", "copilot", "opencode", "gemini", "codex"]),
               help="Which agent harness to install the pre-compact hook for.")
 @click.option("--write", is_flag=True, help="Install it (after showing the diff); without it, only print.")
 @click.option("--project", is_flag=True,
@@ -52,7 +53,10 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 @click.option("--restore", is_flag=True,
               help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
                    "--format claude-code`, which feeds the state back into the context right after a compaction.")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool) -> None:
+@click.option("--user", is_flag=True,
+              help="gemini, codex: install into your own settings (~/.gemini/settings.json, ~/.codex/hooks.json) "
+                   "for every project, instead of the project's.")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool, user: bool) -> None:
     """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
 
     claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
@@ -60,6 +64,9 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
     --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
     `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
+    gemini: .gemini/settings.json (PreCompress; a SessionStart restore only when the installed Gemini CLI
+    starts a session after a compression); codex: .codex/hooks.json (PreCompact, and SessionStart with the
+    compact source running `duck-tape restore --format codex`).  --user writes the user's own file instead.
     Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
     changes is backed up first (<file>.<UTC time>.bak).  Exit 2 for a --command the shell cannot split (an
     unbalanced quote) and for a --root that does not exist.
@@ -69,17 +76,19 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command, plan_install
 
     command = parse_hook_command(hook_command, Path(root))
-    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore)
+    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore, user=user)
     from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
 
     click.echo(f"# {plan.path}")
     click.echo(safe(plan.snippet), nl=not plan.snippet.endswith("\n"))
     if not plan.changed:
         click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
+        for note in plan.notes:
+            click.echo(f"note: {note}", err=True)
         return
     diff = plan.diff()
     click.echo(safe(diff), nl=not diff.endswith("\n"))
-    for note in command_notes(command, Path(root), harness):
+    for note in [*command_notes(command, Path(root), harness), *plan.notes]:
         click.echo(f"note: {note}", err=True)
     if not write:
         click.echo(f"Not written (dry run): pass --write to install into {plan.path}.")
