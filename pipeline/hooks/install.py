@@ -32,7 +32,7 @@ quote), an empty one, one of several lines or one whose ``#`` would comment out 
 quoted for the shell.  Each harness gets the words the way it runs them: Claude Code's ``command`` and Copilot's
 ``bash`` are shell lines (the text as given, or the quoted path); Copilot's ``powershell`` is the same line when
 no quoting was used, else rebuilt from the words in PowerShell's quoting (``& 'C:\\x dir\\duck-tape.exe' checkpoint``);
-opencode's plugin gets the word list (Bun's ``$`` escapes each word: no shell expansion, see
+opencode's plugin gets the word list (run with ``execFile``: each word one argument, no shell expansion, see
 ``pipeline.hooks.opencode_plugin``).
 """
 
