@@ -289,3 +289,27 @@ def test_user_flag_is_refused_for_per_project_harnesses(capsys, tmp_path, harnes
     assert main(["init", "--harness", harness, "--root", str(tmp_path), "--user", "--write"]) == 2
     assert "--user is for codex, gemini" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+# --- Copilot CLI --------------------------------------------------------------------------------------------
+
+
+def test_copilot_init_says_nothing_is_restored_and_adds_the_resume_line_with_yes(tmp_path):
+    (tmp_path / ".github").mkdir()
+    instructions = tmp_path / ".github" / "copilot-instructions.md"
+    instructions.write_text("# Project rules\n\nUse pytest.\n")
+    result = CliRunner().invoke(cli, ["init", "--harness", "copilot", "--root", str(tmp_path), "--write", "--yes"])
+    assert result.exit_code == 0, result.output
+    assert "sessionStart output is ignored" in result.stderr
+    assert instructions.read_text() == ("# Project rules\n\nUse pytest.\n\n- After your context was compacted (or when "
+                                        "resuming work), run `duck-tape resume` and continue from the state it prints.\n")
+    (tmp_path / ".github" / "hooks" / "duck-tape.json").unlink()
+    again = CliRunner().invoke(cli, ["init", "--harness", "copilot", "--root", str(tmp_path), "--write", "--yes"])
+    assert "already tells the agent" in again.output and instructions.read_text().count("duck-tape resume") == 1
+
+
+def test_copilot_resume_line_needs_approval(tmp_path):
+    result = CliRunner().invoke(cli, ["init", "--harness", "copilot", "--root", str(tmp_path), "--write"])
+    assert result.exit_code == 0 and "Not added" in result.output
+    assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
+    assert (tmp_path / ".github" / "hooks" / "duck-tape.json").is_file()

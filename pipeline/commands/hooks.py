@@ -56,7 +56,11 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 @click.option("--user", is_flag=True,
               help="gemini, codex: install into your own settings (~/.gemini/settings.json, ~/.codex/hooks.json) "
                    "for every project, instead of the project's.")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool, user: bool) -> None:
+@click.option("--yes", is_flag=True,
+              help="copilot: also add the one-line `duck-tape resume` note to .github/copilot-instructions.md "
+                   "without asking.")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool, user: bool,
+         yes: bool) -> None:
     """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
 
     claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
@@ -96,6 +100,29 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     backup = apply_plan(plan)
     if backup is not None:
         click.echo(f"Backed up the old file to {backup}")
+    click.echo(f"Wrote {plan.path}")
+    if harness == "copilot":
+        _copilot_instructions(Path(root), yes)
+
+
+def _copilot_instructions(root, yes: bool) -> None:
+    """Say that Copilot restores nothing after a compaction and offer the ``duck-tape resume`` line."""
+    from pipeline.hooks.install import apply_plan
+    from pipeline.hooks.install_copilot import NOTE, plan_instructions
+
+    click.echo(f"note: {NOTE}", err=True)
+    plan = plan_instructions(root)
+    if not plan.changed:
+        click.echo(f"{plan.path} already tells the agent to run `duck-tape resume`.")
+        return
+    click.echo(plan.diff(), nl=False)
+    import sys
+
+    asked = not yes and sys.stdin is not None and sys.stdin.isatty()
+    if not yes and not (asked and click.confirm(f"Add this line to {plan.path}?", default=False)):
+        click.echo(f"Not added: put `duck-tape resume` in the agent's instructions yourself, or run init with --yes.")
+        return
+    apply_plan(plan)
     click.echo(f"Wrote {plan.path}")
 
 
