@@ -313,3 +313,47 @@ def test_copilot_resume_line_needs_approval(tmp_path):
     assert result.exit_code == 0 and "Not added" in result.output
     assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
     assert (tmp_path / ".github" / "hooks" / "duck-tape.json").is_file()
+
+
+# --- Claude Code plugin -------------------------------------------------------------------------------------
+
+
+def test_claude_plugin_manifest_marketplace_and_command():
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
+    assert plugin["name"] == "duck-tape" and [p["name"] for p in market["plugins"]] == ["duck-tape"]
+    assert market["plugins"][0]["source"] == "./"
+    command = (ROOT / "commands" / "resume.md").read_text()
+    assert command.startswith("---\ndescription: ") and "${CLAUDE_PLUGIN_ROOT}/hooks/duck-tape.sh" in command
+
+
+def test_claude_plugin_hooks_run_as_claude_code_runs_them(tmp_path):
+    hooks = ROOT / "hooks" / "hooks.json"
+    data = json.loads(hooks.read_text())
+    [pre] = _commands(hooks, "PreCompact")
+    [start] = _commands(hooks, "SessionStart")
+    assert data["hooks"]["SessionStart"][0]["matcher"] == "compact"
+    project = _project(tmp_path)
+    transcript = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
+    env = {"HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(ROOT), "CLAUDE_PROJECT_DIR": str(project)}
+    bin_dir = shim(tmp_path / "bin")
+    sub = project / "src"
+    sub.mkdir()
+    proc = run_hook(pre, {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(sub),
+                          "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""},
+                    cwd=sub, env=env, bin_dir=bin_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert [s.kind for s in list_states(project / ".duck-tape")] == ["auto"]  # pinned to the project root
+    proc = run_hook(start, {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(project),
+                            "hook_event_name": "SessionStart", "source": "compact"}, cwd=project, env=env,
+                    bin_dir=bin_dir)
+    out = json.loads(proc.stdout)
+    assert out["hookSpecificOutput"]["additionalContext"].startswith("# duck-tape: session state restored")
+
+
+def test_claude_plugin_launcher_without_duck_tape_never_fails(tmp_path):
+    import subprocess
+
+    proc = subprocess.run([str(ROOT / "hooks" / "duck-tape.sh"), "checkpoint"], capture_output=True, text=True,
+                          env={"PATH": "/nonexistent", "HOME": str(tmp_path)}, timeout=30)
+    assert proc.returncode == 0 and "not installed" in proc.stderr and proc.stdout == ""
