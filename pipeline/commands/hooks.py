@@ -110,7 +110,7 @@ def _copilot_instructions(root, yes: bool) -> None:
     from pipeline.hooks.install import apply_plan
     from pipeline.hooks.install_copilot import NOTE, plan_instructions
 
-    click.echo(f"note: {NOTE}", err=True)
+    click.echo(f"after a compaction: {NOTE}", err=True)
     plan = plan_instructions(root)
     if not plan.changed:
         click.echo(f"{plan.path} already tells the agent to run `duck-tape resume`.")

@@ -91,12 +91,17 @@ def read_transcript(
 
 
 def _database(path: str) -> bool:
-    """True for a regular file (not a symlink) that starts with the SQLite header."""
+    """True for a regular file (not a symlink) that starts with the SQLite header (read here: the hook path must
+    not import the database reader, sqlite3 and pathlib, for every transcript)."""
     import os
 
-    from pipeline.transcripts.opencode_db import is_sqlite
-
-    return os.path.isfile(path) and not os.path.islink(path) and is_sqlite(str(path))
+    if not (os.path.isfile(path) and not os.path.islink(path)):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_root: str | None, caps: Caps,
