@@ -86,9 +86,11 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--merge", "merge_context", is_flag=True, help="Then merge the recovered state into CONTEXT.md (diff, approval, changelog).")
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
+@click.option("--session", "session", default=None, metavar="ID",
+              help="opencode database (opencode.db): the session to recover (default: its only one).")
 @engine_options
 def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
-            merge_context: bool, context_path: Path,
+            merge_context: bool, context_path: Path, session: str | None,
             engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Recover an Agent State file from TRANSCRIPT (rules engine, or llm with --engine/--model).
 
@@ -104,7 +106,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
     config = config_from_flags(engine, model, api_base, max_tokens)
-    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config)
+    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config, session=session)
     for line in result.notes:
         _err(line)
     for line in result.dropped:

@@ -82,7 +82,7 @@ def _fast_checkpoint(args: list[str]) -> int | None:
 
 
 def _fast_restore(args: list[str]) -> int | None:
-    """Run ``restore [--dir DIR] [--budget BYTES] [--format claude-code|plain] [--no-reconcile]`` (also
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
     ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
     which click then handles (and rejects a bad budget or format with exit 2)."""
     values: dict[str, str] = {}

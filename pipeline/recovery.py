@@ -47,6 +47,7 @@ def recover(
     mask: bool = False,
     config: Config | None = None,
     llm: "LLM | None" = None,
+    session: str | None = None,
 ) -> Recovery:
     """Recover an Agent State from the transcript at ``path`` with the engine ``config`` chooses.
 
@@ -58,11 +59,12 @@ def recover(
     Raises InputError (exit 2) for unreadable input, ValidationFailed (exit 5) when the state cannot be
     rendered faithfully, RedactionRefused (exit 3) when it holds secrets and ``mask`` is false.  An llm problem
     never raises: the rules engine fills the sections and ``notes`` says so.
-    ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.
+    ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.  ``session``: the session of an
+    opencode database to recover (``read_transcript``).
     """
     from pipeline.engines import build_state
 
-    transcript = read_transcript(path, max_bytes=max_bytes)
+    transcript = read_transcript(path, max_bytes=max_bytes, session=session)
     moment = now or datetime.now(timezone.utc)
     built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger)
     text, report = redaction_gate(built.text, mask=mask, path=path, source=built.source)

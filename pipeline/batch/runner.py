@@ -294,6 +294,9 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
         raise InputError(f"no such file or folder: {', '.join(discovery.missing)}")
     if discovery.not_regular:
         raise InputError(f"not a regular file (a FIFO, socket or device): {', '.join(discovery.not_regular)}")
+    from pipeline.batch.opencode_db import expand
+
+    expand(discovery, str(cache_dir))
     run.skipped = list(discovery.skipped)
     if not discovery.sessions and discovery.before_since:
         run.idle = (f"{discovery.before_since} transcript file(s) found under {', '.join(paths)}, all last modified "

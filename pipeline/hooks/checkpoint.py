@@ -218,26 +218,39 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, ma
     """Run the checkpoint as a hook process: read the payload from ``stdin``, write, report; always 0.
     ``max_bytes``: the transcript size cap (``--max-bytes``), see ``run_checkpoint``.
 
-    stdout gets one line naming what was written; stderr one line per problem.
+    stdout gets one line naming what was written; stderr one line per problem.  For a Gemini CLI payload
+    (``HookInput.harness == "gemini"``) stdout is one JSON object and nothing else, as Gemini requires of every
+    hook (gemini-cli ``docs/hooks/reference.md`` "Silence is Mandatory"; an empty stdout would make it read
+    stderr as the hook's output): ``{"systemMessage": "duck-tape: wrote …"}`` after a write, else ``{}``.
     """
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    as_json = False
+    said = ""
     try:
         hook = parse_payload(read_stdin(stdin))
+        as_json = hook.harness == "gemini"
         store = Path(directory) if directory else Path(DEFAULT_STORE)
         result = run_checkpoint(hook, store=store, transcript_flag=transcript, max_bytes=max_bytes)
         for line in result.messages:
             err.write(line + "\n")
         if result.written and result.state_path is not None:
-            out.write(f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "") + "\n")
+            said = f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "")
         elif result.marker_path is not None:
-            out.write(f"Wrote {result.marker_path} (marker only)\n")
+            said = f"Wrote {result.marker_path} (marker only)"
+        if said and not as_json:
+            out.write(said + "\n")
     except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
         try:
             err.write(f"{PREFIX} unexpected {type(exc).__name__}: {_one_line(exc)}\n")
         except (OSError, ValueError):
             pass  # stderr closed too: nothing left to tell
     try:
+        if as_json:
+            import orjson
+
+            out.write(orjson.dumps({"systemMessage": f"duck-tape: {said[:1].lower()}{said[1:]}"} if said else {}).decode()
+                      + "\n")
         out.flush()
         err.flush()
     except (OSError, ValueError):

@@ -9,6 +9,12 @@ Shapes accepted (field names as documented by each harness; anything else in the
   with the PascalCase ``PreCompact`` event name Copilot sends the snake_case names above plus ``timestamp``.
 * the duck-tape opencode plugin (``pipeline.hooks.opencode_plugin``): ``harness: "opencode"``,
   ``sessionID``, ``snapshotPath``, ``cwd``.
+* Gemini CLI ``PreCompress`` (gemini-cli ``docs/hooks/reference.md``, ``hookEventHandler.createBaseInput``):
+  ``session_id``, ``transcript_path`` (``''`` when the session is not recorded), ``cwd``, ``hook_event_name``,
+  ``timestamp`` (ISO-8601), ``trigger``; told apart from Copilot's PascalCase payload by the event name.
+* Codex CLI ``PreCompact`` (codex-rs ``hooks/schema/generated/pre-compact.command.input.schema.json``):
+  ``session_id``, ``turn_id``, ``transcript_path`` (null possible), ``cwd``, ``hook_event_name``, ``model``,
+  ``trigger``; told apart by ``turn_id``.
 
 Pure except ``read_stdin``.  Nothing here raises on bad input: problems become ``HookInput.problems``.
 """
@@ -30,11 +36,15 @@ STDIN_WAIT_SECONDS = 2.0
 
 _SESSION_KEYS = ("session_id", "sessionId", "sessionID")
 _PATH_KEYS = ("transcript_path", "transcriptPath", "snapshotPath", "snapshot_path")
+HARNESSES = ("claude-code", "copilot", "opencode", "gemini", "codex")
+GEMINI_EVENTS = frozenset({"PreCompress", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "SessionEnd",
+                           "BeforeTool", "AfterTool", "BeforeToolSelection", "Notification"})
+"""Event names only Gemini CLI sends (its ``SessionStart`` shares the name with Claude Code and Codex)."""
 
 
 @dataclass(slots=True)
 class HookInput:
-    """What the hook was told.  ``harness``: claude-code | copilot | opencode | None (unknown);
+    """What the hook was told.  ``harness``: claude-code | copilot | opencode | gemini | codex | None (unknown);
     ``transcript_path`` as given (may be empty or stale); ``trigger``: manual | auto | None;
     ``problems``: one line per thing that could not be read (never fatal)."""
 
@@ -57,11 +67,16 @@ def _text(obj: dict, keys: tuple[str, ...]) -> str | None:
 
 def _harness(obj: dict, path: str | None) -> str | None:
     named = obj.get("harness")
-    if named in ("claude-code", "copilot", "opencode"):
+    if named in HARNESSES:
         return named
     if "sessionID" in obj or "snapshotPath" in obj:
         return "opencode"
     norm = (path or "").replace("\\", "/")
+    event = obj.get("hook_event_name")
+    if event in GEMINI_EVENTS or "/.gemini/" in norm:
+        return "gemini"
+    if "turn_id" in obj or "/.codex/" in norm or norm.rsplit("/", 1)[-1].startswith("rollout-"):
+        return "codex"
     if "/.copilot/" in norm or "/session-state/" in norm or "sessionId" in obj or "transcriptPath" in obj:
         return "copilot"
     if "/.claude/" in norm or "/projects/" in norm:

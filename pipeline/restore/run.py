@@ -75,13 +75,16 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
     """Run the restore as a hook process: print the handoff (or nothing) and always return 0.
 
     ``directory``: the store (default ``.duck-tape``); ``budget``: bytes (default ``DEFAULT_BUDGET``); ``fmt``:
-    ``plain`` or ``claude-code``.  stdout gets the handoff bytes only; stderr at most one line.
+    one of ``handoff.FORMATS``.  stdout gets the handoff bytes only; stderr at most one line.  With ``gemini``
+    stdout is always one JSON object (``{}`` when there is nothing to restore): Gemini CLI parses a hook's stdout
+    as JSON and, when it is empty, reads stderr in its place.
     """
     from pipeline.restore.handoff import DEFAULT_BUDGET
 
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     note = None
+    output = b""
     try:
         output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
                                       reconcile=reconcile)
@@ -93,8 +96,11 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
             else:
                 out.write(output.decode("utf-8"))
     except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
+        output = b""
         note = f"{PREFIX} nothing restored: {_one_line(exc)}"
     try:
+        if fmt == "gemini" and not output:
+            out.write("{}\n")
         if note:
             err.write(note + "\n")
         out.flush()

@@ -289,3 +289,19 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None 
     for number, message in iter_json_items(path, prefix, report, limit):
         state.message(message, number)
     return sink.finish()
+
+
+def read_export(document: dict, path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+    """Read an export-shaped ``document`` already in memory (``{"info": …, "messages": [{info, parts}]}``, as
+    ``opencode_db.export_session`` builds from a database) into a ``Transcript`` whose ``meta.path`` is ``path``.
+    ``Event.line`` is the 1-based message number.  Never raises for content."""
+    meta = TranscriptMeta(harness="opencode", format=fmt, path=path)
+    sink = EventSink(meta, report)
+    _export_meta(meta, document.get("info"))
+    state = _OpencodeState(sink, caps, report)
+    messages = document.get("messages")
+    for number, message in enumerate(messages if isinstance(messages, list) else [], 1):
+        report.records += 1
+        if isinstance(message, dict):
+            state.message(message, number)
+    return sink.finish()
