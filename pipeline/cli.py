@@ -60,7 +60,7 @@ def cli() -> None:
 @cli.command("extract-raw")
 @click.argument("transcript", type=click.Path(dir_okay=True, path_type=str))
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB, the hook default).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 def extract_raw(transcript: str, max_bytes: int | None) -> None:
     """Print the raw material of TRANSCRIPT as markdown (DESIGN.md "Raw material").
 
@@ -82,7 +82,7 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--dry-run", is_flag=True, help="Print the state file and write nothing.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @click.option("--merge", "merge_context", is_flag=True, help="Then merge the recovered state into CONTEXT.md (diff, approval, changelog).")
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
@@ -143,7 +143,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
                    "items that look done, files that no longer exist.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Size cap in bytes for the marker's transcript when a recovery is needed (default: "
-                   "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+                   "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
            reconcile: bool, max_bytes: int | None,
