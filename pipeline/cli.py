@@ -118,6 +118,8 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        _err(f"duck-tape: to continue from it, run `duck-tape resume` (with --dir {directory} if not .duck-tape here)"
+             if str(directory) != DEFAULT_DIR else "duck-tape: to continue from it, run `duck-tape resume`")
         _out(str(written))
     elif not merge_context:
         _err("duck-tape: dry run: nothing was written")
@@ -172,7 +174,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
         config = config_from_flags(engine, model, api_base, max_tokens)
         result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
-                              mask=mask or dry_run, config=config)
+                              mask=mask or dry_run, config=config, session_id=found.session_id)
         for line in result.notes:
             _err(line)
         for line in result.dropped:
@@ -190,14 +192,15 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     if context_path.is_file():
         context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
                                                      path=str(context_path))
-    assert found.marker is not None and state is not None
+    assert state is not None
     _out(resume_mod.report(state, found.marker, context_lines, str(context_path)))
     if reconcile:  # issue 7: read-only; the workspace is the store's parent folder
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
         workspace = directory.resolve().parent
         _out(f"Reconciliation with {workspace} (read-only):")
-        since = found.marker.time if found.recover_from else None  # a state recovered now: commits since compaction
+        # a state recovered now: commits since compaction
+        since = found.marker.time if found.recover_from and found.marker is not None else None
         _out("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
 
 
