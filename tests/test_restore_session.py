@@ -228,3 +228,15 @@ def test_distilling_restore_stays_in_the_fast_lane(tmp_path, monkeypatch):
     proc = subprocess.run([sys.executable, "-c", code, str(store)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr.strip().splitlines()[-1] == "[]"
     assert "ledger" in proc.stdout.lower()
+
+
+def test_a_transcript_too_big_to_distil_in_the_hooks_time_is_said_plainly(tmp_path, monkeypatch):
+    from pipeline.restore import fresh
+
+    store = tmp_path / ".duck-tape"
+    yesterday_and_a_skipped_checkpoint(store, monkeypatch)
+    monkeypatch.setattr(fresh, "DISTIL_MAX_BYTES", 1000)
+    text, note = handoff(store)
+    size = TODAY_TRANSCRIPT.stat().st_size
+    assert text == "" and f"the transcript is {size} bytes, more than the restore distils within the hook's time" in note
+    assert "run `duck-tape resume`" in note and len(list_states(store)) == 1

@@ -19,6 +19,11 @@ from pathlib import Path
 
 from pipeline.state.marker import Marker
 
+DISTIL_MAX_BYTES = 200 * 1024 * 1024
+"""Largest transcript the restore distils itself unless ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES`` says otherwise: the
+SessionStart hook ``duck-tape init --restore`` installs has a 10 s timeout, and the rules engine reads ~25 MB/s
+here; a bigger one is "no fresh state, run ``duck-tape resume``" rather than a killed hook."""
+
 LABEL = "post-compact restore"
 """Start of the ``Trigger`` of a state file the restore distilled (``post-compact restore, engine: rules``)."""
 
@@ -62,10 +67,20 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
     from pipeline.state.store import state_filename, write_state
     from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
+    cap = DISTIL_MAX_BYTES
+    if os.environ.get("DUCK_TAPE_MAX_TRANSCRIPT_BYTES", "").strip():
+        try:
+            cap = max_bytes_from_env(HOOK_MAX_BYTES)
+        except InputError:
+            pass
     try:
-        cap = max_bytes_from_env(HOOK_MAX_BYTES)
-    except InputError:
-        cap = HOOK_MAX_BYTES
+        size = os.stat(marker.transcript).st_size
+    except OSError:
+        size = 0  # missing or unreadable: auto_state_text names the problem
+    if size > cap:
+        raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript is "
+                           f"{size} bytes, more than the restore distils within the hook's time ({cap}; "
+                           f"DUCK_TAPE_MAX_TRANSCRIPT_BYTES={size} raises it); run `duck-tape resume`{skipped}")
     moment = now or datetime.now(timezone.utc)
     try:
         text, stamp, notes, _ = auto_state_text(marker.transcript, now=moment, max_bytes=cap, trigger=None,
