@@ -17,8 +17,8 @@ Rules (FORMATS.md §4, §6):
   ``{output, metadata.exit_code}``, or list of text parts).  No error flag exists: ``is_error`` comes from a
   non-zero exit code in the text (``"exit_code":N``, ``Exit code: N``, ``Process exited with code N``) or from
   ``event_msg patch_apply_end.success == false`` for the same call id.
-* compaction: ``compacted.payload.message`` (``summary`` in some writers); when empty the event says
-  ``compacted (no summary text; N history items kept)``.  ``event_msg context_compacted`` duplicates it.
+* compaction: ``compacted.payload.message`` (``summary`` in some writers); an empty or useless one
+  (``summaries.useless_summary``) gives a compaction event with no text.  ``event_msg context_compacted`` duplicates it.
 * sub-agents: a sub-agent's own rollout has ``session_meta.payload.source`` = ``{"subagent": "review"}``:
   recorded in ``meta.version`` as ``"0.77.0 (subagent: review)"``.  In the parent rollout a review's
   findings (``event_msg exited_review_mode.review_output``) become a subagent_result with agent ``review``.
@@ -45,6 +45,7 @@ from pipeline.transcripts.common import (
 )
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 _EXIT_CODE = re.compile(
@@ -250,10 +251,12 @@ class _CodexState:
 
     def compacted(self, payload: dict, ts: str | None, line: int) -> None:
         text = payload.get("message") or payload.get("summary")
-        if not isinstance(text, str) or not text.strip():
-            history = payload.get("replacement_history")
-            kept = len(history) if isinstance(history, list) else 0
-            text = f"compacted (no summary text; {kept} history items kept)"
+        if not isinstance(text, str) or useless_summary(text):
+            # an instant /compact, a remote compaction (replacement_history keeps an encrypted item and a few
+            # recent user messages, not necessarily the task) or a bare template: the event marks the compaction,
+            # the state comes from the raw events
+            self.report.ignored["useless_compaction_summary"] += 1
+            text = ""
         self.sink.add("compaction", text=cap(text, self.caps.text, self.report), timestamp=ts, line=line)
 
 
