@@ -62,6 +62,14 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
     """
     notes: list[str] = []
     given = flag or hook.transcript_path
+    if hook.agent_id and not flag and given:  # a hook inside a sub-agent names the parent's transcript
+        from pipeline.hooks.locate import subagent_transcript
+
+        found_agent = subagent_transcript(given, hook.agent_id)
+        if found_agent is not None:
+            notes.append(f"{PREFIX} sub-agent {hook.agent_id}: using its transcript {found_agent}")
+            return str(found_agent), notes
+        notes.append(f"{PREFIX} sub-agent {hook.agent_id}: no transcript of it beside {given}; using the session's")
     if not is_stale(given, hook.session_id):
         return given, notes
     found = find_transcript(hook.session_id, harness=hook.harness, cwd=hook.cwd, hint=given, store=store)
@@ -175,11 +183,13 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     result.transcript = path
     text = stamp = None
     session_id = hook.session_id
+    if hook.agent_id and session_id and path and "/subagents/" in path.replace("\\", "/"):
+        session_id = f"{session_id}.agent-{hook.agent_id.removeprefix('agent-')}"  # its own state, not the session's
     if path:
         try:
             text, stamp, notes, session_id = auto_state_text(
                 path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages), trigger=hook.trigger,
-                session_id=hook.session_id)
+                session_id=session_id)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
