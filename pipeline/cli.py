@@ -6,6 +6,7 @@ Thin by design (STYLE.md): each command imports what it needs inside its body so
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -118,8 +119,8 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
-        _err(f"duck-tape: to continue from it, run `duck-tape resume` (with --dir {directory} if not .duck-tape here)"
-             if str(directory) != DEFAULT_DIR else "duck-tape: to continue from it, run `duck-tape resume`")
+        resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
+        _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
         _out(str(written))
     elif not merge_context:
         _err("duck-tape: dry run: nothing was written")

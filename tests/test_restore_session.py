@@ -162,7 +162,7 @@ def test_recover_then_resume_reports_the_recovered_file(tmp_path, monkeypatch, c
     out, err = capsys.readouterr()
     written = Path(out.splitlines()[-1])
     assert written.name.endswith("-recovered.state.md")
-    assert "to continue from it, run `duck-tape resume`" in err
+    assert err.splitlines()[-1] == "duck-tape: to continue from it, run: duck-tape resume"
     assert main(["resume", "--context", "none.md"]) == 0
     out = capsys.readouterr().out
     assert (f"No compaction marker found (.duck-tape/.last-compact); reporting the newest state file of this workspace, "
