@@ -240,3 +240,22 @@ def test_a_transcript_too_big_to_distil_in_the_hooks_time_is_said_plainly(tmp_pa
     size = TODAY_TRANSCRIPT.stat().st_size
     assert text == "" and f"the transcript is {size} bytes, more than the restore distils within the hook's time" in note
     assert "run `duck-tape resume`" in note and len(list_states(store)) == 1
+
+
+def test_another_sessions_file_of_the_same_minute_does_not_block_the_distilled_one(tmp_path, monkeypatch):
+    """Found by hand: session A's checkpoint and session B's skipped one in the same minute; the distilled state
+    could not take the minute's name, was never written, and every restore distilled again."""
+    store = tmp_path / ".duck-tape"
+    run_checkpoint(HookInput(session_id=A, transcript_path=str(YESTERDAY_TRANSCRIPT)), store=store, now=TODAY)
+    monkeypatch.setenv("DUCK_TAPE_MAX_TRANSCRIPT_BYTES", "1000")
+    run_checkpoint(HookInput(session_id=B, transcript_path=str(TODAY_TRANSCRIPT)), store=store, now=TODAY)
+    monkeypatch.delenv("DUCK_TAPE_MAX_TRANSCRIPT_BYTES")
+    from pipeline.restore import fresh
+
+    first = fresh.fresh_state(str(store), read_marker(store), now=TODAY)
+    assert first.path is not None and first.path.name == "2026-04-02-1411-auto.state.md"
+    doc = read_sections(first.path.read_text())
+    assert (doc.stamp, doc.kind, doc.session_id) == ("2026-04-02-1411", "auto", B)
+    again = fresh.fresh_state(str(store), read_marker(store), now=TODAY)
+    assert again.path == first.path and not again.distilled
+    assert handoff(store)[0] == handoff(store)[0] and "ledger" in handoff(store)[0].lower()

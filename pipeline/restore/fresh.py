@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from pipeline.state.marker import Marker
@@ -25,6 +25,8 @@ SessionStart hook ``duck-tape init --restore`` installs has a 10 s timeout, and 
 here; a bigger one is "no fresh state, run ``duck-tape resume``" rather than a killed hook."""
 
 LABEL = "post-compact restore"
+NAME_TRIES = 5
+"""Minutes tried for a free ``-auto`` name when the compaction's minute is taken by another session's file."""
 """Start of the ``Trigger`` of a state file the restore distilled (``post-compact restore, engine: rules``)."""
 
 
@@ -64,7 +66,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                            f"transcript to distil{skipped}")
     from pipeline.errors import InputError, StateFileExists
     from pipeline.hooks.checkpoint import auto_state_text
-    from pipeline.state.store import state_filename, write_state
+    from pipeline.state.store import state_filename
     from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
     cap = DISTIL_MAX_BYTES
@@ -90,13 +92,11 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
     notes = [*notes, f"{prefix} no state file of {who}; distilled its transcript {marker.transcript}{skipped}"]
     try:
-        path = write_state(directory, text, stamp=stamp, kind="auto")
-    except StateFileExists:  # a restore of the same compaction in the same minute wrote it first
-        path = Path(directory) / state_filename(stamp, "auto")
-        again, _ = pick_for_marker(directory, marker)
-        if again is not None and again.info.path == path:
-            return Fresh(path, notes=notes)
+        path = _write_new(directory, marker, text, stamp)
+    except StateFileExists:  # the names of the next minutes are taken too: hand over the text itself
         return Fresh(None, text=text, distilled=True, notes=notes)
+    except _Raced as raced:  # a restore of the same compaction wrote it first
+        return Fresh(raced.path, notes=notes)
     except (OSError, InputError) as exc:
         target = Path(directory) / state_filename(stamp, "auto")
         if not (isinstance(exc, OSError) and os.path.isfile(target)):
@@ -105,6 +105,38 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
         path = target  # written, rotation failed
     _point_marker(directory, marker, path, notes, prefix)
     return Fresh(path, text=text, distilled=True, notes=notes)
+
+
+class _Raced(Exception):
+    """Another restore of the same compaction wrote the file first; ``path`` is its file."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
+
+
+def _write_new(directory: str, marker: Marker, text: str, stamp: str, tries: int = NAME_TRIES) -> Path:
+    """Write ``text`` as ``<stamp>-auto.state.md``; when that name is taken by a file of another session (two
+    sessions checkpointing in the same minute), the next free minute's name, its ``Session:`` label changed to
+    match.  Raises ``_Raced`` when the taken name holds this compaction's file already (a racing restore),
+    ``StateFileExists`` when ``tries`` names are taken, ``InputError``/``OSError`` as ``write_state``."""
+    from pipeline.errors import StateFileExists
+    from pipeline.state.owner import pick_for_marker
+    from pipeline.state.store import session_label, state_filename, write_state
+
+    moment = datetime.strptime(stamp, "%Y-%m-%d-%H%M").replace(tzinfo=timezone.utc)
+    for n in range(tries):
+        name = (moment + timedelta(minutes=n)).strftime("%Y-%m-%d-%H%M")
+        body = text if n == 0 else text.replace(f"Session: {session_label(stamp, 'auto')} ",
+                                                f"Session: {session_label(name, 'auto')} ", 1)
+        try:
+            return write_state(directory, body, stamp=name, kind="auto")
+        except StateFileExists:
+            taken = Path(directory) / state_filename(name, "auto")
+            again, _ = pick_for_marker(directory, marker)
+            if again is not None and again.info.path == taken:
+                raise _Raced(taken) from None
+    raise StateFileExists("no free auto state file name", path=str(directory))
 
 
 def _point_marker(directory: str, marker: Marker, path: Path, notes: list[str], prefix: str) -> None:
