@@ -185,7 +185,7 @@ def test_compacted_lines_and_review_findings(tmp_path):
     t = read_transcript(path)
     assert [(e.kind, e.text, e.agent) for e in t.events] == [
         ("compaction", "Summary: rate limiting half done", None),
-        ("compaction", "compacted (no summary text; 3 history items kept)", None),
+        ("compaction", "", None),  # issue 14: an empty summary is no content
         ("subagent_result", "One bug.\n- [P1] Missing await — limiter.take() is not awaited", "review"),
     ]
 

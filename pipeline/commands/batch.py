@@ -46,7 +46,7 @@ def _since(value: str | None):
               help="Report path (markdown; the JSON report goes beside it).  Default: OUT/report.md and OUT/report.json.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing the session.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap per transcript in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap per transcript in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache folder (default: OUT/.cache).")
 @click.option("--yes", is_flag=True, help="Approve the --merge write without asking.")

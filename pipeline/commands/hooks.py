@@ -17,7 +17,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True
 @click.option("--dir", "directory", default=None, metavar="DIR",
               help="State store to write into (default: .duck-tape in the current directory).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Transcript size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB); a bigger "
+              help="Transcript size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB); a bigger "
                    "transcript gives a marker-only write.")
 @click.pass_context
 def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None, max_bytes: int | None) -> None:

@@ -112,6 +112,24 @@ def is_stale(path: str | None, session_id: str | None) -> bool:
     return bool(session_id and named and named != session_id)
 
 
+def subagent_transcript(parent: str, agent_id: str | None) -> Path | None:
+    """The transcript of sub-agent ``agent_id`` beside the parent transcript ``parent`` (Claude Code 2.1.x:
+    ``<project>/<session>.jsonl`` -> ``<project>/<session>/subagents/agent-<id>.jsonl``; an id already starting
+    with ``agent-`` is taken as the file stem).  None when the id is unsafe or no such regular file exists."""
+    aid = safe_session_id(agent_id)
+    if aid is None or not parent:
+        return None
+    stem = aid if aid.startswith("agent-") else f"agent-{aid}"
+    base = Path(parent)
+    path = base.parent / base.stem / "subagents" / f"{stem}.jsonl"
+    try:
+        if path.is_file() and not path.is_symlink():
+            return path
+    except OSError:
+        return None
+    return None
+
+
 def candidates(session_id: str, *, harness: str | None = None, cwd: str | None = None,
                hint: str | None = None, store: Path | None = None) -> list[Path]:
     """Paths where the transcript of ``session_id`` may be, most likely first (not checked for existence).

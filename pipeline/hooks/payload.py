@@ -3,7 +3,9 @@
 Shapes accepted (field names as documented by each harness; anything else in the object is ignored):
 
 * Claude Code ``PreCompact`` (docs.claude.com "Hooks reference"): ``session_id``, ``transcript_path``,
-  ``cwd``, ``hook_event_name``, ``trigger`` (``manual``/``auto``), ``custom_instructions``.
+  ``cwd``, ``hook_event_name``, ``trigger`` (``manual``/``auto``), ``custom_instructions``; inside a sub-agent
+  also ``agent_id`` and ``agent_type`` (the common input fields), while ``transcript_path`` still names the
+  *parent's* transcript (the sub-agent's is ``<session>/subagents/agent-<id>.jsonl`` beside it).
 * Copilot CLI ``preCompact`` (docs.github.com "GitHub Copilot hooks reference", camelCase format):
   ``sessionId``, ``timestamp`` (epoch ms), ``cwd``, ``transcriptPath``, ``trigger``, ``customInstructions``;
   with the PascalCase ``PreCompact`` event name Copilot sends the snake_case names above plus ``timestamp``.
@@ -46,6 +48,7 @@ GEMINI_EVENTS = frozenset({"PreCompress", "BeforeAgent", "AfterAgent", "BeforeMo
 class HookInput:
     """What the hook was told.  ``harness``: claude-code | copilot | opencode | gemini | codex | None (unknown);
     ``transcript_path`` as given (may be empty or stale); ``trigger``: manual | auto | None;
+    ``agent_id``: the sub-agent the hook fired in (Claude Code), None in the main session;
     ``problems``: one line per thing that could not be read (never fatal)."""
 
     harness: str | None = None
@@ -54,6 +57,7 @@ class HookInput:
     cwd: str | None = None
     trigger: str | None = None
     event: str | None = None
+    agent_id: str | None = None
     problems: list[str] = field(default_factory=list)
 
 
@@ -113,6 +117,7 @@ def parse_payload(text: str) -> HookInput:
         cwd=_text(obj, ("cwd", "directory")),
         trigger=trigger if trigger in ("manual", "auto") else None,
         event=event if isinstance(event, str) else None,
+        agent_id=_text(obj, ("agent_id", "agentId")),
     )
 
 

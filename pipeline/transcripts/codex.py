@@ -20,8 +20,9 @@ Rules (FORMATS.md §4, §6):
 * compaction: ``compacted.payload.message`` (``summary`` in some writers); when empty (newer writers keep the
   summary inside ``replacement_history``), the user message there that opens with Codex's handoff prefix
   ("Another language model started to solve this problem…", codex-rs ``templates/compact/summary_prefix.md``)
-  gives the summary; else the event says ``compacted (no summary text; N history items kept)`` (remote compaction
-  keeps only encrypted ``compaction`` items).  ``event_msg context_compacted`` duplicates it.
+  gives the summary; an empty or useless one (``summaries.useless_summary``: an instant /compact, a remote
+  compaction that keeps only encrypted items) gives a compaction event with no text.  ``event_msg
+  context_compacted`` duplicates it.
 * sub-agents: a sub-agent's own rollout has ``session_meta.payload.source`` = ``{"subagent": "review"}``, or
   ``{"subagent": {"thread_spawn": {"parent_thread_id", "agent_role", "agent_nickname"}}}`` for a spawned agent:
   recorded in ``meta.version`` as ``"0.77.0 (subagent: review)"`` / ``"(subagent: worker, parent <id>)"``.  In the parent rollout a review's
@@ -51,6 +52,7 @@ from pipeline.transcripts.common import (
 )
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 _EXIT_CODE = re.compile(
@@ -294,12 +296,14 @@ class _CodexState:
 
     def compacted(self, payload: dict, ts: str | None, line: int) -> None:
         text = payload.get("message") or payload.get("summary")
-        history = payload.get("replacement_history")
         if not isinstance(text, str) or not text.strip():
-            text = _history_summary(history) or ""
-        if not text.strip():
-            kept = len(history) if isinstance(history, list) else 0
-            text = f"compacted (no summary text; {kept} history items kept)"
+            text = _history_summary(payload.get("replacement_history")) or ""
+        if useless_summary(text):
+            # an instant /compact, a remote compaction (replacement_history keeps an encrypted item and a few
+            # recent user messages, not necessarily the task) or a bare template: the event marks the compaction,
+            # the state comes from the raw events
+            self.report.ignored["useless_compaction_summary"] += 1
+            text = ""
         self.sink.add("compaction", text=cap(text, self.caps.text, self.report), timestamp=ts, line=line)
 
 
