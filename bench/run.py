@@ -64,6 +64,7 @@ def main() -> None:
 
     hooks_batch_main()
     __import__("restore_bench").main()  # issue 7: duck-tape restore, the post-compaction hook (< 0.15 s)
+    __import__("nudge_bench").main()  # issue 17: duck-tape nudge, the after-each-turn hook (< 0.1 s on 50 MB)
 
 
 if __name__ == "__main__":

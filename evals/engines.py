@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
+    from evals.sections import Views
     from pipeline.state.model import AgentState
     from pipeline.transcripts.model import Transcript
 
@@ -28,6 +29,9 @@ class EngineOutput:
     text: str
     state: "AgentState | None"
     transcript: "Transcript | None"
+    #: The entries probes are checked against, when the text is not a state file (the ``summary`` engine);
+    #: None: ``evals.sections.views(text)``.
+    views: "Views | None" = None
 
 
 EngineRun = Callable[[str, datetime], EngineOutput]
@@ -68,6 +72,13 @@ def run_llm(path: str, now: datetime) -> EngineOutput:
     return run(path, now)
 
 
+def run_summary(path: str, now: datetime) -> EngineOutput:
+    """The harness's own compaction summary scored as if it were the state file (``evals.summary``)."""
+    from evals.summary import run
+
+    return run(path, now)
+
+
 def _llm_available() -> str | None:
     from evals.llm_replay import availability
 
@@ -80,6 +91,8 @@ REGISTRY: dict[str, Engine] = {
     "rules": Engine("rules", run_rules, "deterministic rules engine (pipeline.recovery.recover)"),
     "llm": Engine("llm", run_llm, "litellm + instructor structured output (live with a model, else cassettes)",
                   available=_llm_available),
+    "summary": Engine("summary", run_summary, "the harness's own last compaction summary, as if it were the state "
+                      "file (empty where the transcript holds none)"),
 }
 
 

@@ -98,6 +98,11 @@ def markdown(scores: list[EngineScore], notes: list[str], suites: list[str]) -> 
     out = [f"Suites: {', '.join(suites)}"]
     out.extend(f"Not run: {n}" for n in notes)
     out += ["", table(scores), ""]
+    from evals.summary import comparison
+
+    compared = comparison(scores)
+    if compared:
+        out += [*compared, ""]
     per_harness = harness_table(scores)
     if per_harness:
         out += ["Recall per harness:", "", per_harness, ""]

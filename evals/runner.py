@@ -68,7 +68,7 @@ def score_case(case: Case, engine: Engine, path: str) -> tuple[CaseScore, Engine
         out, error = None, f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
     text = out.text if out is not None else ""
-    v = views(text)
+    v = out.views if out is not None and out.views is not None else views(text)
     results = [check(case.id, probe, v) for probe in case.probes]
     decisions, grounded = _grounded(out) if out is not None else (0, 0)
     return CaseScore(

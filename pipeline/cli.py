@@ -6,6 +6,7 @@ Thin by design (STYLE.md): each command imports what it needs inside its body so
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def cli() -> None:
 @cli.command("extract-raw")
 @click.argument("transcript", type=click.Path(dir_okay=True, path_type=str))
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB, the hook default).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 def extract_raw(transcript: str, max_bytes: int | None) -> None:
     """Print the raw material of TRANSCRIPT as markdown (DESIGN.md "Raw material").
 
@@ -82,13 +83,15 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--dry-run", is_flag=True, help="Print the state file and write nothing.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @click.option("--merge", "merge_context", is_flag=True, help="Then merge the recovered state into CONTEXT.md (diff, approval, changelog).")
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
+@click.option("--session", "session", default=None, metavar="ID",
+              help="opencode database (opencode.db): the session to recover (default: its only one).")
 @engine_options
 def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
-            merge_context: bool, context_path: Path,
+            merge_context: bool, context_path: Path, session: str | None,
             engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Recover an Agent State file from TRANSCRIPT (rules engine, or llm with --engine/--model).
 
@@ -104,7 +107,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
     config = config_from_flags(engine, model, api_base, max_tokens)
-    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config)
+    result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config, session=session)
     for line in result.notes:
         _err(line)
     for line in result.dropped:
@@ -118,6 +121,8 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
+        _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
         _out(str(written))
     elif not merge_context:
         _err("duck-tape: dry run: nothing was written")
@@ -143,7 +148,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
                    "items that look done, files that no longer exist.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Size cap in bytes for the marker's transcript when a recovery is needed (default: "
-                   "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+                   "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
            reconcile: bool, max_bytes: int | None,
@@ -172,7 +177,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
         config = config_from_flags(engine, model, api_base, max_tokens)
         result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
-                              mask=mask or dry_run, config=config)
+                              mask=mask or dry_run, config=config, session_id=found.session_id)
         for line in result.notes:
             _err(line)
         for line in result.dropped:
@@ -190,20 +195,21 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     if context_path.is_file():
         context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
                                                      path=str(context_path))
-    assert found.marker is not None and state is not None
+    assert state is not None
     _out(resume_mod.report(state, found.marker, context_lines, str(context_path)))
     if reconcile:  # issue 7: read-only; the workspace is the store's parent folder
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
         workspace = directory.resolve().parent
         _out(f"Reconciliation with {workspace} (read-only):")
-        since = found.marker.time if found.recover_from else None  # a state recovered now: commits since compaction
+        # a state recovered now: commits since compaction
+        since = found.marker.time if found.recover_from and found.marker is not None else None
         _out("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge")
 
 
 def _register() -> None:

@@ -215,10 +215,12 @@ def build_state(
     kind: str = "recovered",
     now: datetime,
     trigger: str | None = None,
+    session_id: str | None = None,
 ) -> BuiltState:
     """``Transcript`` -> validated ``AgentState`` with the chosen engine: distil, screen, weave, validate.
 
-    ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``).  Raises ValidationFailed
+    ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``); ``session_id`` the header's
+    ``Session-Id`` (default: the transcript's own, ``meta.session_id``).  Raises ValidationFailed
     (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
     """
     from pipeline.redact.source import mask_transcript
@@ -233,7 +235,7 @@ def build_state(
     screened, dropped = _screen_injections(run.distillate, transcript)
     run.distillate = screened
     state = weave.run(screened, transcript.meta, kind=kind, now=now,
-                      trigger=trigger if trigger is not None else run.trigger(action))
+                      trigger=trigger if trigger is not None else run.trigger(action), session_id=session_id)
     checked = validate.run(state, transcript)
     return BuiltState(state=checked.state, text=checked.text,
                       dropped=[*run.dropped, *rules_screened, *dropped, *checked.dropped],

@@ -4,7 +4,7 @@ Agent harnesses call ``extract-raw`` on every compaction, so its start-up time i
 (issue 2 budget: 5x faster than the bash+jq extractor, ~80 ms with process start).  Importing click
 costs ~18 ms here, so the plain shapes of the hook commands (``extract-raw PATH [--max-bytes N]``,
 ``checkpoint [--transcript PATH] [--dir DIR] [--max-bytes N]``, the pre-compact hook of issue 6; ``restore …``, the
-post-compaction hook of issue 7) are recognised without it and run the same function the click command runs.
+post-compaction hook of issue 7; ``nudge …``, the after-each-turn hook of issue 17) are recognised without it and run the same function the click command runs.
 Anything else (``--help``, a typo, an extra flag) goes to the click CLI in ``pipeline.cli``, which owns parsing,
 help and errors.
 """
@@ -82,7 +82,7 @@ def _fast_checkpoint(args: list[str]) -> int | None:
 
 
 def _fast_restore(args: list[str]) -> int | None:
-    """Run ``restore [--dir DIR] [--budget BYTES] [--format claude-code|plain] [--no-reconcile]`` (also
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
     ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
     which click then handles (and rejects a bad budget or format with exit 2)."""
     values: dict[str, str] = {}
@@ -114,11 +114,35 @@ def _fast_restore(args: list[str]) -> int | None:
                         reconcile="--no-reconcile" not in values)
 
 
-FAST = {"extract-raw": _fast_extract_raw, "checkpoint": _fast_checkpoint, "restore": _fast_restore}
+def _fast_nudge(args: list[str]) -> int | None:
+    """Run ``nudge [--transcript PATH] [--dir DIR] [--format claude-code|plain]`` (also ``--opt=value``, each at
+    most once), the Stop hook of issue 17; None for any other shape, which click then handles."""
+    values: dict[str, str] = {}
+    rest = list(args)
+    while rest:
+        name, eq, value = rest.pop(0).partition("=")
+        if name not in ("--transcript", "--dir", "--format") or name in values:
+            return None
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if not value:
+            return None
+        values[name] = value
+    if values.get("--format", "claude-code") not in ("claude-code", "plain"):
+        return None
+    from pipeline.hooks.nudge import hook_main
+
+    return hook_main(values.get("--transcript"), values.get("--dir"), values.get("--format", "claude-code"))
+
+
+FAST = {"extract-raw": _fast_extract_raw, "checkpoint": _fast_checkpoint, "restore": _fast_restore,
+        "nudge": _fast_nudge}
 
 
 #: Fast-lane commands that, as the process entry, end the process themselves (``_exit_now``).
-EXIT_NOW = frozenset({"extract-raw", "checkpoint", "restore"})
+EXIT_NOW = frozenset({"extract-raw", "checkpoint", "restore", "nudge"})
 
 
 def _exit_now(code: int) -> None:

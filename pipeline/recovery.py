@@ -47,6 +47,8 @@ def recover(
     mask: bool = False,
     config: Config | None = None,
     llm: "LLM | None" = None,
+    session: str | None = None,
+    session_id: str | None = None,
 ) -> Recovery:
     """Recover an Agent State from the transcript at ``path`` with the engine ``config`` chooses.
 
@@ -58,13 +60,16 @@ def recover(
     Raises InputError (exit 2) for unreadable input, ValidationFailed (exit 5) when the state cannot be
     rendered faithfully, RedactionRefused (exit 3) when it holds secrets and ``mask`` is false.  An llm problem
     never raises: the rules engine fills the sections and ``notes`` says so.
-    ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.
+    ``now`` (UTC) sets the stamp and ``Created:``; default: the current time.  ``session``: the session of an
+    opencode database to recover (``read_transcript``).  ``session_id``: the header's ``Session-Id`` (default:
+    the transcript's own; resume passes the session its marker names).
     """
     from pipeline.engines import build_state
 
-    transcript = read_transcript(path, max_bytes=max_bytes)
+    transcript = read_transcript(path, max_bytes=max_bytes, session=session)
     moment = now or datetime.now(timezone.utc)
-    built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger)
+    built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger,
+                        session_id=session_id)
     text, report = redaction_gate(built.text, mask=mask, path=path, source=built.source)
     return Recovery(transcript=transcript, state=built.state, text=text, dropped=built.dropped, redaction=report,
                     notes=list(built.run.notes), run=built.run)

@@ -2,6 +2,11 @@
 
 ``plan(dir)`` does the read-only steps 1–4 and 6 and returns what to report; the CLI performs step 5
 (recover, preview, approval, write) and prints the step-7 report.  Nothing here writes.
+
+Issue 14: step 4 picks only among the state files of the session the marker names, of this compaction
+(``pipeline.state.owner``): a file of another session or of an earlier compaction is never resumed from.  With no
+marker (step 1), the newest state file of this workspace is reported, saying that there was no compaction marker
+(a ``duck-tape recover`` followed by ``resume``).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from pipeline.errors import InputError
 from pipeline.state.marker import Marker, read_marker
 from pipeline.state.model import AgentState
 from pipeline.state.parse import parse
-from pipeline.state.store import pick_best
+from pipeline.state.owner import pick_for_marker
+from pipeline.state.store import StateFileInfo, list_states
 
 _WORD = re.compile(r"[a-z][a-z0-9_\-/.]{3,}")
 _STOP = frozenset(
@@ -34,6 +40,7 @@ class ResumePlan:
     state: AgentState | None = None
     state_path: Path | None = None
     recover_from: str | None = None
+    session_id: str | None = None
     stop: bool = False
 
 
@@ -54,8 +61,16 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     result = ResumePlan()
     marker = read_marker(directory)
     if marker is None:
-        result.messages.append(f"No compaction marker found ({directory / '.last-compact'}); nothing to resume.")
-        result.stop = True
+        newest = newest_for_workspace(directory)
+        if newest is None:
+            result.messages.append(f"No compaction marker found ({directory / '.last-compact'}); nothing to resume.")
+            result.stop = True
+            return result
+        result.state_path = newest.path
+        result.state = parse(newest.path.read_text(encoding="utf-8"), path=str(newest.path))
+        result.messages.append(
+            f"No compaction marker found ({directory / '.last-compact'}); reporting the newest state file of this "
+            f"workspace, {newest.kind} {newest.path.name}.")
         return result
     result.marker = marker
     if session_start and _moment(marker.time, "the marker's time") < _moment(session_start, "--session-start"):
@@ -63,7 +78,11 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
             f"The compaction marker ({marker.time}) is older than this session's start ({session_start}); "
             "continuing: the checkpoint is the handoff."
         )
-    choice = pick_best(directory)
+    choice, owned = pick_for_marker(directory, marker)
+    left = owned.excluded()
+    if left:
+        who = f"session {owned.session_id}" if owned.session_id else "this compaction"
+        result.messages.append(f"Not using {left}: only state files of {who} are resumed from.")
     if choice is not None and choice.use_as_is:
         result.state_path = choice.info.path
         result.state = parse(choice.info.path.read_text(encoding="utf-8"), path=str(choice.info.path))
@@ -79,9 +98,30 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
             result.stop = True
         return result
     result.recover_from = marker.transcript
-    why = f"only an auto checkpoint ({choice.info.path.name})" if choice is not None else "no state file"
+    result.session_id = owned.session_id
+    why = f"only an auto checkpoint ({choice.info.path.name})" if choice is not None else "no state file of this compaction"
     result.messages.append(f"Found {why}; recovering from the transcript {marker.transcript}.")
     return result
+
+
+def newest_for_workspace(directory: Path) -> StateFileInfo | None:
+    """The newest state file of ``directory`` (ranked as ``list_states`` ranks them) whose header ``Cwd`` is the
+    workspace (the store's parent folder); the newest of all when none names it (a store moved or shared with
+    ``--dir``).  None for an empty store."""
+    from pipeline.state.sections import read_sections
+
+    states = list_states(directory)
+    workspace = str(directory.resolve().parent)
+    mine = []
+    for info in states:
+        try:
+            head = info.path.read_text(encoding="utf-8", errors="replace")
+            if read_sections(head, path=str(info.path)).cwd == workspace:
+                mine.append(info)
+        except (OSError, InputError):
+            continue
+    pool = mine or states
+    return pool[-1] if pool else None
 
 
 def _words(text: str) -> set[str]:
@@ -119,10 +159,12 @@ def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 
     return [line for _, _, line in ranked[:limit]]
 
 
-def report(state: AgentState, marker: Marker, context_lines: list[str] | None, context_path: str) -> str:
-    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions."""
+def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str) -> str:
+    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions.  ``marker`` None:
+    there was no compaction marker (``Compaction: none recorded``)."""
     pos = state.position
-    out = [f"Compaction: {marker.time}", f"Current: {pos.current or 'None'}", "Done:"]
+    when = marker.time if marker is not None else "none recorded (no compaction marker)"
+    out = [f"Compaction: {when}", f"Current: {pos.current or 'None'}", "Done:"]
     out += [f"  - {item}" for item in pos.done] or ["  None"]
     out.append("Remaining:")
     out += [f"  - {item}" for item in pos.remaining] or ["  None"]

@@ -290,13 +290,33 @@ def test_unwritable_store_still_exits_zero(tmp_path):
     assert "could not write the state file" in err and "could not write the marker" in err
 
 
-def test_marker_latest_state_is_the_newest_file_when_nothing_new_is_written(tmp_path):
+def test_marker_only_write_names_no_state_file_but_the_session(tmp_path):
+    """Issue 14: the newest file in the store may be another session's; a marker-only write used to name it as
+    latest-state, and the restore then handed it over.  Now the marker names no file, and the session that compacted."""
     store = tmp_path / "store"
     store.mkdir()
     (store / state_filename("2026-01-02-0900", "manual")).write_text("x\n")
     (store / state_filename("2026-01-01-0900", "auto")).write_text("x\n")
-    code, _, _ = hook({"transcript_path": str(tmp_path / "missing.jsonl")}, store)
-    assert code == 0 and read_marker(store).latest_state == "2026-01-02-0900.state.md"
+    code, _, _ = hook({"session_id": "new-session-1", "transcript_path": str(tmp_path / "missing.jsonl")}, store)
+    marker = read_marker(store)
+    assert code == 0 and marker.latest_state is None and marker.session_id == "new-session-1"
+
+
+def test_a_written_checkpoint_records_the_session_in_the_state_file_and_the_marker(tmp_path):
+    store = tmp_path / "store"
+    code, _, _ = hook({"session_id": SID, "transcript_path": str(CC), "trigger": "auto"}, store)
+    marker = read_marker(store)
+    state = parse((store / marker.latest_state).read_text())
+    assert code == 0 and marker.session_id == SID and state.session_id == SID
+    assert f" | Trigger: pre-compact auto, engine: rules | Session-Id: {SID}\n" in (store / marker.latest_state).read_text()
+
+
+def test_without_a_session_id_in_the_payload_the_transcripts_own_is_recorded(tmp_path):
+    store = tmp_path / "store"
+    code, _, _ = hook({"transcript_path": str(CC)}, store)
+    marker = read_marker(store)
+    assert code == 0 and marker.session_id == SID
+    assert parse((store / marker.latest_state).read_text()).session_id == SID
 
 
 # --- command line: fast lane and click -------------------------------------------------------------------

@@ -248,10 +248,11 @@ def test_resume_without_marker(capsys, tmp_path):
     assert code == 0 and "No compaction marker found" in out
 
 
-def _state(stamp: str, kind: str, current: str) -> str:
+def _state(stamp: str, kind: str, current: str, session: str | None = None) -> str:
     suffix = "" if kind == "manual" else f"-{kind}"
+    sid = f" | Session-Id: {session}" if session else ""
     return (
-        f"# Agent State\n\nSession: {stamp}{suffix} | Cwd: /home/dev/shop | Repo/Branch: shop@main\n"
+        f"# Agent State\n\nSession: {stamp}{suffix} | Cwd: /home/dev/shop | Repo/Branch: shop@main{sid}\n"
         f"Created: {stamp[:10]}T{stamp[11:13]}:{stamp[13:15]}:00Z\n\n## Approved Workflow\nAdd rate limiting to checkout\n\n"
         f"## Position\n- **Current:** {current}\n- **Done:**\n  - wrote the limiter\n- **Remaining:**\n  - document RATE_LIMIT settings\n\n"
         "## Decision Log\nNone\n\n## Established Facts\nNone\n\n## Re-derivation\nNone\n"
@@ -261,9 +262,11 @@ def _state(stamp: str, kind: str, current: str) -> str:
 def test_resume_uses_recovered_newer_than_auto_and_reads_context(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0900-auto.state.md").write_text(_state("2026-03-10-0900", "auto", "old auto step"))
-    (store / "2026-03-10-0950-recovered.state.md").write_text(_state("2026-03-10-0950", "recovered", "wire the refund bucket"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None))
+    (store / "2026-03-10-0900-auto.state.md").write_text(_state("2026-03-10-0900", "auto", "old auto step", "s-1"))
+    (store / "2026-03-10-0950-recovered.state.md").write_text(
+        _state("2026-03-10-0950", "recovered", "wire the refund bucket", "s-1"))
+    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
+                               session_id="s-1"))
     context = tmp_path / "CONTEXT.md"
     context.write_text(
         "# Project\n\n## Decisions\n- **limiter**: token bucket rate limiting in Redis (date: 2026-03-10)\n"

@@ -158,9 +158,11 @@ def test_opencode_plugin_file(capsys, tmp_path):
     text = (tmp_path / ".opencode" / "plugins" / "duck-tape.js").read_text()
     assert text == plugin_source("'/opt/duck tape/bin/duck-tape'")
     assert 'const DUCK_TAPE = ["/opt/duck tape/bin/duck-tape"]' in text
-    assert '"experimental.session.compacting": async (input) =>' in text
+    assert '"experimental.session.compacting": async (input, output) =>' in text
     assert "client.session.messages({ path: { id: input.sessionID } })" in text
-    assert "${DUCK_TAPE} checkpoint --dir ${store}" in text and ".nothrow()" in text
+    assert 'duckTape(["checkpoint", "--dir", store], payload, directory)' in text
+    assert 'duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)' in text
+    assert "output.context.push(handoff.stdout)" in text and "const HANDOFF_BYTES = 4000" in text
 
 
 def test_plugin_payload_is_what_the_checkpoint_reads():
@@ -180,48 +182,55 @@ import { readFileSync } from "node:fs"
 const [plugin, messagesPath, directory] = process.argv.slice(2)
 const { DuckTapeCheckpoint } = await import(plugin)
 const messages = JSON.parse(readFileSync(messagesPath, "utf8"))
-const calls = []
-const $ = (strings, ...values) => {
-  const call = { strings: [...strings], values }
-  calls.push(call)
-  const shell = { cwd(dir) { call.cwd = dir; return shell }, quiet() { return shell }, nothrow() { return shell },
-                  then(resolve) { resolve({ exitCode: 0 }) } }
-  return shell
-}
 const client = { session: { messages: async ({ path }) => ({ data: path.id === "ses_test1" ? messages : [] }) } }
-const hooks = await DuckTapeCheckpoint({ client, $, directory })
-await hooks["experimental.session.compacting"]({ sessionID: "ses_test1" }, { context: [] })
-console.log(JSON.stringify(calls))
+const hooks = await DuckTapeCheckpoint({ client, directory })
+const output = { context: [] }
+await hooks["experimental.session.compacting"]({ sessionID: "ses_test1" }, output)
+console.log(JSON.stringify(output))
 """
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the opencode plugin")
-def test_opencode_plugin_writes_the_snapshot_and_pipes_a_payload_the_checkpoint_reads(tmp_path):
-    import io
+def test_opencode_plugin_checkpoints_and_gives_the_compaction_the_handoff(tmp_path):
+    """The installed plugin run as opencode runs it (its compacting hook with {sessionID} and an output whose
+    context the summary prompt gets), with duck-tape on PATH: snapshot, checkpoint, and the handoff pushed."""
+    from hook_runner import shim
 
-    from pipeline.hooks.checkpoint import hook_main
     from pipeline.state.marker import read_marker
 
     root = Path(__file__).resolve().parent.parent
     messages = root / "fixtures" / "opencode" / "messages.json"
-    plugin = tmp_path / "duck-tape.mjs"
-    plugin.write_text(plugin_source())
+    project = tmp_path / "project"
+    project.mkdir()
+    assert main(["init", "--harness", "opencode", "--root", str(project), "--write"]) == 0
+    plugin = project / ".opencode" / "plugins" / "duck-tape.js"
+    module = tmp_path / "duck-tape.mjs"  # node needs the .mjs name for an ES module outside a package
+    module.write_text(plugin.read_text())
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER)
+    env = {"HOME": str(tmp_path), "PATH": f"{shim(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["node", str(driver), module.as_uri(), str(messages), str(project)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    store = project / ".duck-tape"
+    snapshot = store / "opencode" / "ses_test1.json"
+    assert json.loads(snapshot.read_text()) == json.loads(messages.read_text())
+    assert read_marker(store).transcript == str(snapshot)
+    [handoff] = json.loads(proc.stdout)["context"]
+    assert handoff.startswith("# duck-tape: session state restored after compaction")
+    assert len(handoff.encode()) <= 4000 and ("## Remaining" in handoff or "## Current" in handoff)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the opencode plugin")
+def test_opencode_plugin_never_fails_the_compaction_when_duck_tape_is_missing(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    module = tmp_path / "duck-tape.mjs"
+    module.write_text(plugin_source("/nonexistent/duck-tape"))
     driver = tmp_path / "driver.mjs"
     driver.write_text(DRIVER)
     project = tmp_path / "project"
     project.mkdir()
-    proc = subprocess.run(["node", str(driver), plugin.as_uri(), str(messages), str(project)], capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    [call] = json.loads(proc.stdout)
-    store = project / ".duck-tape"
-    snapshot = store / "opencode" / "ses_test1.json"
-    assert json.loads(snapshot.read_text()) == json.loads(messages.read_text())
-    assert call["strings"] == ["echo ", " | ", " checkpoint --dir ", ""]
-    payload, argv, store_arg = call["values"]
-    assert argv == ["duck-tape"] and store_arg == str(store) and call["cwd"] == str(project)
-    assert json.loads(payload) == {"harness": "opencode", "sessionID": "ses_test1", "snapshotPath": str(snapshot),
-                                   "cwd": str(project)}
-    out, err = io.StringIO(), io.StringIO()
-    assert hook_main(None, store_arg, stdin=io.StringIO(payload), stdout=out, stderr=err) == 0
-    assert out.getvalue().startswith("Wrote ") and read_marker(store).transcript == str(snapshot)
+    proc = subprocess.run(["node", str(driver), module.as_uri(), str(root / "fixtures" / "opencode" / "messages.json"),
+                           str(project)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {"context": []}
+    assert "duck-tape: checkpoint:" in proc.stderr

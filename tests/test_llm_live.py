@@ -126,7 +126,9 @@ def test_recover_against_the_standin_writes_grounded_entries(capsys, tmp_path, c
                                                  "plain /healthz route", "flask-healthz library"]
     for d in state.decisions:  # every entry is grounded in the transcript it came from
         assert " ".join(d.what.split()) and d.timestamp.startswith("2026-09-01T10:0")
-    assert err.splitlines()[-1].startswith(f"duck-tape: llm: {MODEL}: 2 request(s), 0 cached, ")
+    # the usage line closes the llm's report; recover then says how to continue (issue 14)
+    assert err.splitlines()[-2].startswith(f"duck-tape: llm: {MODEL}: 2 request(s), 0 cached, ")
+    assert err.splitlines()[-1] == f"duck-tape: to continue from it, run: duck-tape resume --dir {store}"
     assert "est. cost $" in err
     code, out, err = cli(capsys, "recover", str(path), "--engine", "llm", "--model", MODEL, "--api-base", standin.url,
                          "--dry-run")

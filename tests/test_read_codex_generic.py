@@ -185,7 +185,7 @@ def test_compacted_lines_and_review_findings(tmp_path):
     t = read_transcript(path)
     assert [(e.kind, e.text, e.agent) for e in t.events] == [
         ("compaction", "Summary: rate limiting half done", None),
-        ("compaction", "compacted (no summary text; 3 history items kept)", None),
+        ("compaction", "", None),  # issue 14: an empty summary is no content
         ("subagent_result", "One bug.\n- [P1] Missing await — limiter.take() is not awaited", "review"),
     ]
 
@@ -247,3 +247,52 @@ def test_generic_torn_line_and_session_id(tmp_path):
     assert [(e.kind, e.text, e.timestamp) for e in t.events] == [("user_prompt", "hello", "2025-07-31T22:13:20.000Z")]
     assert t.meta.session_id == "s-1"
     assert t.report.skipped_lines == [2]
+
+
+def _msg(n: int, role: str, text: str, **extra) -> dict:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return _line(n, "response_item", {"type": "message", "role": role, "content": [{"type": kind, "text": text}], **extra})
+
+
+def test_newest_layout_resumes_phases_exec_parts_and_summary_in_replacement_history(tmp_path):
+    """Codex 0.13x: a resumed rollout repeats session_meta, assistant messages carry phase, the code-mode
+    ``exec`` custom tool returns a list of parts, and a local compaction keeps its summary only inside
+    replacement_history (after Codex's handoff prefix)."""
+    summary = ("Another language model started to solve this problem and produced a summary of its thinking "
+               "process. Here is the summary produced by the other language model:\n"
+               "Added the --units flag; tests for imperial still failing.")
+    path = _write(tmp_path, [
+        _meta(0),
+        _line(1, "event_msg", {"type": "task_started", "turn_id": "t1"}),
+        _line(2, "event_msg", {"type": "user_message", "message": "add --units to the forecast command"}),
+        _msg(3, "assistant", "Reading cli.py first.", phase="commentary"),
+        _line(4, "response_item", {"type": "custom_tool_call", "name": "exec", "call_id": "c1",
+                                   "input": "const r = await tools.exec_command({cmd: 'pytest -q'}); text(r.output)"}),
+        _out(5, "c1", [{"type": "input_text", "text": "2 failed, 40 passed\nProcess exited with code 1"}],
+             kind="custom_tool_call_output"),
+        _msg(6, "assistant", "Two imperial tests fail.", phase="final_answer"),
+        _line(7, "event_msg", {"type": "task_complete", "turn_id": "t1"}),
+        _meta(8, timestamp="2026-01-05T11:00:00.000Z", cli_version="0.131.0"),
+        _line(9, "compacted", {"message": "", "replacement_history": [
+            _msg(9, "user", "add --units to the forecast command")["payload"],
+            _msg(9, "user", summary)["payload"]]}),
+    ])
+    t = read_transcript(path)
+    assert [(e.kind, e.text) for e in t.events] == [
+        ("user_prompt", "add --units to the forecast command"),
+        ("assistant_text", "Reading cli.py first."),
+        ("tool_call", "const r = await tools.exec_command({cmd: 'pytest -q'}); text(r.output)"),
+        ("tool_result", "2 failed, 40 passed\nProcess exited with code 1"),
+        ("assistant_text", "Two imperial tests fail."),
+        ("compaction", "Added the --units flag; tests for imperial still failing."),
+    ]
+    assert t.events[3].is_error and t.events[3].tool_name == "exec"
+    assert t.meta.version == "0.77.0" and t.meta.start_time == "2026-01-05T10:00:00.000Z"
+    assert not t.report.unknown_types
+
+
+def test_spawned_subagent_rollout_names_its_parent(tmp_path):
+    parent = "019e0000-aaaa-7bbb-8ccc-000000000001"
+    path = _write(tmp_path, [_meta(0, cli_version="0.131.0", source={"subagent": {"thread_spawn": {
+        "parent_thread_id": parent, "depth": 1, "agent_nickname": "Euler", "agent_role": "worker"}}})])
+    assert read_transcript(path).meta.version == f"0.131.0 (subagent: worker, parent {parent})"

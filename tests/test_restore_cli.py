@@ -26,6 +26,8 @@ from conftest import GOLDEN, ROOT
 CC = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
 STATE = GOLDEN / "recover" / "claude-code.state.md"
 OTHER = GOLDEN / "recover" / "copilot-events.state.md"
+SID = "3c36e3d9-43a0-4c66-9eb2-68a99f5c9fb0"
+"""The session of ``STATE`` (its ``Session-Id``); the markers of these tests name it."""
 
 
 def duck_tape(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -33,18 +35,21 @@ def duck_tape(*args: str, cwd: Path | None = None) -> subprocess.CompletedProces
     return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, cwd=cwd, timeout=60)
 
 
-def put_state(store: Path, stamp: str, kind: str, source: Path = STATE) -> Path:
-    """A copy of ``source`` in ``store`` as ``<stamp>[-kind].state.md`` with its Session label set to match."""
+def put_state(store: Path, stamp: str, kind: str, source: Path = STATE, session: str | None = SID) -> Path:
+    """A copy of ``source`` in ``store`` as ``<stamp>[-kind].state.md`` with its Session label set to match and its
+    ``Session-Id`` set to ``session`` (None: no Session-Id field, as files before issue 14)."""
     label = session_label(stamp, kind)
     text = re.sub(r"^Session: \S+", f"Session: {label}", source.read_text(encoding="utf-8"), count=1, flags=re.M)
+    tail = f" | Session-Id: {session}" if session else ""
+    text = re.sub(r"^(Session: .*?)(?: \| Session-Id: .*)?$", lambda m: m[1] + tail, text, count=1, flags=re.M)
     store.mkdir(parents=True, exist_ok=True)
     path = store / f"{label}.state.md"
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def mark(store: Path, when: str = "2026-03-10T10:05:00Z") -> None:
-    write_marker(store, Marker(when, "/home/dev/shop", None, None))
+def mark(store: Path, when: str = "2026-03-10T10:05:00Z", session: str | None = SID) -> None:
+    write_marker(store, Marker(when, "/home/dev/shop", None, None, session))
 
 
 def restore(store: Path, **options) -> tuple[int, bytes, str]:
@@ -84,7 +89,7 @@ def test_process_respects_the_budget_flag(tmp_path, budget, fmt):
 
 def test_picks_the_state_file_by_resume_precedence(tmp_path):
     store = tmp_path / "s"
-    for n in range(8):
+    for n in range(8):  # the session's checkpoints: only those at or after the compaction (10:05) count
         put_state(store, f"2026-03-10-10{n:02d}", "auto", OTHER)
     manual = put_state(store, "2026-03-10-1010", "manual")
     put_state(store, "2026-03-10-1005", "recovered", OTHER)
@@ -106,7 +111,8 @@ def test_no_reconcile_leaves_the_section_out(tmp_path):
 
 @pytest.mark.parametrize("setup, message", [
     ("nothing", "no compaction marker in {store}; nothing to restore"),
-    ("marker-only", "no state file in {store}; nothing to restore"),
+    ("marker-only", "no fresh state for session " + SID + " (compaction at 2026-03-10T10:00:00Z): its checkpoint "
+                    "wrote no state file and the marker names no transcript to distil; nothing restored"),
     ("state-only", "no compaction marker in {store}; nothing to restore"),
     ("corrupt-state", "nothing restored: {store}/2026-03-10-1000.state.md:3: expected the header line"),
     ("corrupt-marker", "nothing restored: {store}/.last-compact:1: expected '<ISO-8601> | cwd: <path>"),
@@ -117,7 +123,7 @@ def test_nothing_to_restore_prints_nothing_and_exits_zero(tmp_path, setup, messa
     store = tmp_path / ".duck-tape"
     store.mkdir()
     if setup in ("marker-only", "corrupt-state", "binary-state"):
-        mark(store)
+        mark(store, "2026-03-10T10:00:00Z")
     if setup == "state-only":
         put_state(store, "2026-03-10-1000", "manual")
     if setup == "corrupt-state":
@@ -129,7 +135,7 @@ def test_nothing_to_restore_prints_nothing_and_exits_zero(tmp_path, setup, messa
         (store / ".last-compact").write_text("yesterday-ish | cwd: /x\n", encoding="utf-8")
     proc = duck_tape("restore", "--dir", str(store), "--format", fmt, cwd=tmp_path)
     assert proc.returncode == 0
-    assert proc.stdout == b""
+    assert proc.stdout == (b"{}\n" if fmt == "gemini" else b"")  # Gemini reads stdout as JSON, and stderr if it is empty
     lines = proc.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith("duck-tape: restore: ")
     assert message.format(store=store) in lines[0]

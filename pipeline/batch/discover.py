@@ -4,7 +4,7 @@ Rules (FORMATS.md §1–3 "Location"):
 
 * A file named on the command line is always a candidate.  In a folder, ``*.jsonl`` and ``*.json`` files are
   candidates (Claude Code project folders, Copilot ``session-state/<id>/events.jsonl`` and the legacy
-  ``session-state/<id>.jsonl``, opencode exports), except ``*.meta.json``; hidden folders (``.git``,
+  ``session-state/<id>.jsonl``, opencode exports) and ``*.db`` files (opencode's ``opencode.db``), except ``*.meta.json``; hidden folders (``.git``,
   ``.duck-tape``…), ``node_modules``, ``__pycache__`` and the harnesses' side folders (Claude Code
   ``tool-results``, Copilot ``checkpoints`` and ``rewind-snapshots``) are not entered, symlinks are not
   followed, and ``exclude`` (the output and cache folders) is skipped.  Only regular files are candidates: a
@@ -35,7 +35,8 @@ AGENT_FILE = re.compile(r"agent-[0-9a-f]{6,32}\.jsonl")
 
 SIDE_FOLDERS = frozenset({"node_modules", "__pycache__", "tool-results", "checkpoints", "rewind-snapshots", "subagents"})
 """Folders not walked as sessions (``subagents`` is reached through its parent session instead)."""
-SUFFIXES = (".jsonl", ".json")
+SUFFIXES = (".jsonl", ".json", ".db")
+"""``.db``: opencode's SQLite storage, expanded into one file per session by ``batch.opencode_db.expand``."""
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 
 from pipeline.batch.runner import FAILED, BatchRun
+from pipeline.batch import compactions
 
 COLUMNS = ("session", "harness", "events", "decisions", "facts", "engine", "tokens", "cost", "seconds", "status", "errors")
 _DROP = ("text", "cacheable", "text_digest")
@@ -56,6 +57,7 @@ def totals(run: BatchRun) -> dict:
         "computed_seconds": round(sum(computed), 3),
         "wall_seconds": run.wall_seconds,
         "skipped_files": len(run.skipped),
+        **({"compactions": found} if (found := compactions.totals(run.rows)) else {}),
     }
 
 
@@ -156,6 +158,7 @@ def to_markdown(run: BatchRun, t: dict | None = None) -> str:
     ]
     lines += [_table_line(row) for row in run.rows]
     lines.append("| " + " | ".join(_cell(c) for c in _total_cells(run, t)) + " |")
+    lines += compactions.markdown(run.rows, t.get("compactions"))
     if run.skipped:
         lines += ["", "## Skipped files", ""]
         lines += [f"- `{s.path}`: {s.reason}" for s in run.skipped]

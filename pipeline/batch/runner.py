@@ -49,7 +49,8 @@ class BatchOptions:
     """``out``: folder for state files (and, by default, ``.cache`` and the reports); ``config``: the engine
     settings (None = rules engine); ``since``: aware datetime or None; ``max_bytes``: size cap per transcript;
     ``texts``: every ``ok`` row of the run carries its state ``text`` (for ``--merge``; rows served from the
-    cache index otherwise carry only ``text_digest``)."""
+    cache index otherwise carry only ``text_digest``); ``verify``: every ``ok`` row also carries ``verify``, its
+    compactions' kept/lost counts (``pipeline.verify.compare.counts_record``)."""
 
     out: Path
     jobs: int = 2
@@ -59,6 +60,7 @@ class BatchOptions:
     since: datetime | None = None
     cache_dir: Path | None = None
     texts: bool = False
+    verify: bool = False
 
     @property
     def engine(self) -> str:
@@ -93,6 +95,8 @@ def _fingerprint(options: BatchOptions, digests: Index) -> str:
     settings = {}
     if options.engine == "llm" and options.config is not None:
         settings = {k: getattr(options.config, k) for k in LLM_OUTPUT_KEYS}
+    if options.verify:  # a record made without the compaction check must not serve a --verify run
+        settings = {**settings, "verify": True}
     return config_fingerprint(options.engine, settings, mask=options.mask, max_bytes=options.max_bytes,
                               code=code_fingerprint(digests))
 
@@ -212,7 +216,7 @@ def _plan(discovery: Discovery, options: BatchOptions, cache: Cache, digests: In
         from pipeline.batch.worker import Job
 
         job = Job(candidate.path, list(candidate.subagents), candidate.explicit, options.config, options.mask,
-                  options.max_bytes, since)
+                  options.max_bytes, since, verify=options.verify)
         todo.append((job, {"key": key}))
     return todo
 
@@ -290,6 +294,9 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
         raise InputError(f"no such file or folder: {', '.join(discovery.missing)}")
     if discovery.not_regular:
         raise InputError(f"not a regular file (a FIFO, socket or device): {', '.join(discovery.not_regular)}")
+    from pipeline.batch.opencode_db import expand
+
+    expand(discovery, str(cache_dir))
     run.skipped = list(discovery.skipped)
     if not discovery.sessions and discovery.before_since:
         run.idle = (f"{discovery.before_since} transcript file(s) found under {', '.join(paths)}, all last modified "

@@ -38,6 +38,7 @@ class Job:
     mask: bool = False
     max_bytes: int = 256 * 1024 * 1024
     since: str | None = None
+    verify: bool = False  # also check each compaction's summary (``pipeline.verify``): record["verify"]
 
 
 def _moment(iso: str | None, path: str) -> datetime:
@@ -176,4 +177,8 @@ def _run(job: Job, record: dict) -> None:
         record["redacted"] = sum(1 for line in report if line.startswith("Flagged:"))
         record["notes"].append(f"masked {record['redacted']} potential secret(s) with <REDACTED>")
     record["text"] = text
+    if job.verify:
+        from pipeline.verify.compare import verify, counts_record
+
+        record["verify"] = counts_record(verify(transcript))
     record["status"] = "ok"

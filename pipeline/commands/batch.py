@@ -46,13 +46,16 @@ def _since(value: str | None):
               help="Report path (markdown; the JSON report goes beside it).  Default: OUT/report.md and OUT/report.json.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing the session.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
-              help="Size cap per transcript in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap per transcript in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache folder (default: OUT/.cache).")
 @click.option("--yes", is_flag=True, help="Approve the --merge write without asking.")
+@click.option("--verify", is_flag=True,
+              help="Also check each compaction's summary against the entries extracted before it (duck-tape "
+                   "verify): kept/lost per session and the totals in the report.")
 def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | None, api_base: str | None,
           max_tokens: int | None, jobs: int | None, since: str | None, merge_into: Path | None, report: str | None,
-          mask: bool, max_bytes: int | None, cache_dir: Path | None, yes: bool) -> None:
+          mask: bool, max_bytes: int | None, cache_dir: Path | None, yes: bool, verify: bool) -> None:
     """Re-distil old transcripts: one state file per session into OUT, a report, optionally a CONTEXT.md merge.
 
     PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot
@@ -79,7 +82,7 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     config = config_from_flags(engine, model, api_base, max_tokens)
     options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
                            max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
-                           cache_dir=cache_dir, texts=merge_into is not None)
+                           cache_dir=cache_dir, texts=merge_into is not None, verify=verify)
     run = run_batch(list(paths), options, progress=make_progress(sys.stderr))
     t = totals(run)
     md_path, json_path = write_reports(run, report, out, t)
@@ -95,6 +98,10 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     click.echo(f"{t['sessions']} session(s), {t['cached']} from cache: {states}; {t['decisions']} decisions, "
                f"{t['facts']} facts; {written} state file(s) written, {unchanged} unchanged in {out}; "
                f"{run.wall_seconds:.2f} s")
+    if t.get("compactions"):
+        from pipeline.batch.compactions import sentence
+
+        click.echo(sentence(t["compactions"]))
     click.echo(f"Report: {md_path} and {json_path}")
     if run.interrupted:
         raise BatchInterrupted(f"interrupted after {len(run.rows)} session(s); they are written and cached: "

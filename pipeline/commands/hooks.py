@@ -17,7 +17,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True
 @click.option("--dir", "directory", default=None, metavar="DIR",
               help="State store to write into (default: .duck-tape in the current directory).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Transcript size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB); a bigger "
+              help="Transcript size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB); a bigger "
                    "transcript gives a marker-only write.")
 @click.pass_context
 def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None, max_bytes: int | None) -> None:
@@ -37,7 +37,8 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 
 
 @click.command("init", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--harness", required=True, type=click.Choice(["claude-code", "copilot", "opencode"]),
+@click.option("--harness", required=True,
+              type=click.Choice(["claude-code", "copilot", "opencode", "gemini", "codex"]),
               help="Which agent harness to install the pre-compact hook for.")
 @click.option("--write", is_flag=True, help="Install it (after showing the diff); without it, only print.")
 @click.option("--project", is_flag=True,
@@ -52,7 +53,17 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
 @click.option("--restore", is_flag=True,
               help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
                    "--format claude-code`, which feeds the state back into the context right after a compaction.")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool) -> None:
+@click.option("--nudge", is_flag=True,
+              help="claude-code: also add a Stop hook running `duck-tape nudge`, which tells you (not the model) when "
+                   "the context first passes 75 % and 88 % of its window: a moment to checkpoint.")
+@click.option("--user", is_flag=True,
+              help="gemini, codex: install into your own settings (~/.gemini/settings.json, ~/.codex/hooks.json) "
+                   "for every project, instead of the project's.")
+@click.option("--yes", is_flag=True,
+              help="copilot: also add the one-line `duck-tape resume` note to .github/copilot-instructions.md "
+                   "without asking.")
+def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool, nudge: bool,
+         user: bool, yes: bool) -> None:
     """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
 
     claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
@@ -60,6 +71,10 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
     --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
     `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
+    --nudge (claude-code) also adds a Stop hook running `duck-tape nudge` after each turn.
+    gemini: .gemini/settings.json (PreCompress; a SessionStart restore only when the installed Gemini CLI
+    starts a session after a compression); codex: .codex/hooks.json (PreCompact, and SessionStart with the
+    compact source running `duck-tape restore --format codex`).  --user writes the user's own file instead.
     Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
     changes is backed up first (<file>.<UTC time>.bak).  Exit 2 for a --command the shell cannot split (an
     unbalanced quote) and for a --root that does not exist.
@@ -69,17 +84,20 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command, plan_install
 
     command = parse_hook_command(hook_command, Path(root))
-    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore)
+    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore, nudge=nudge,
+                        user=user)
     from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
 
     click.echo(f"# {plan.path}")
     click.echo(safe(plan.snippet), nl=not plan.snippet.endswith("\n"))
     if not plan.changed:
         click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
+        for note in plan.notes:
+            click.echo(f"note: {note}", err=True)
         return
     diff = plan.diff()
     click.echo(safe(diff), nl=not diff.endswith("\n"))
-    for note in command_notes(command, Path(root), harness):
+    for note in [*command_notes(command, Path(root), harness), *plan.notes]:
         click.echo(f"note: {note}", err=True)
     if not write:
         click.echo(f"Not written (dry run): pass --write to install into {plan.path}.")
@@ -87,6 +105,29 @@ def init(harness: str, write: bool, project: bool, root: str, hook_command: str,
     backup = apply_plan(plan)
     if backup is not None:
         click.echo(f"Backed up the old file to {backup}")
+    click.echo(f"Wrote {plan.path}")
+    if harness == "copilot":
+        _copilot_instructions(Path(root), yes)
+
+
+def _copilot_instructions(root, yes: bool) -> None:
+    """Say that Copilot restores nothing after a compaction and offer the ``duck-tape resume`` line."""
+    from pipeline.hooks.install import apply_plan
+    from pipeline.hooks.install_copilot import NOTE, plan_instructions
+
+    click.echo(f"after a compaction: {NOTE}", err=True)
+    plan = plan_instructions(root)
+    if not plan.changed:
+        click.echo(f"{plan.path} already tells the agent to run `duck-tape resume`.")
+        return
+    click.echo(plan.diff(), nl=False)
+    import sys
+
+    asked = not yes and sys.stdin is not None and sys.stdin.isatty()
+    if not yes and not (asked and click.confirm(f"Add this line to {plan.path}?", default=False)):
+        click.echo(f"Not added: put `duck-tape resume` in the agent's instructions yourself, or run init with --yes.")
+        return
+    apply_plan(plan)
     click.echo(f"Wrote {plan.path}")
 
 

@@ -15,8 +15,10 @@ import click
               help="State store holding .last-compact and the state files (default: .duck-tape here).")
 @click.option("--budget", type=click.IntRange(1000, 9500), default=6000, show_default=True, metavar="BYTES",
               help="Most bytes to print, everything on stdout included (1000-9500).")
-@click.option("--format", "fmt", type=click.Choice(["plain", "claude-code"]), default="plain", show_default=True,
-              help="claude-code: wrap the text as SessionStart hook JSON (hookSpecificOutput.additionalContext).")
+@click.option("--format", "fmt", type=click.Choice(["plain", "claude-code", "gemini", "codex"]), default="plain",
+              show_default=True,
+              help="claude-code, codex, gemini: wrap the text as SessionStart hook JSON "
+                   "(hookSpecificOutput.additionalContext); gemini prints {} when there is nothing to restore.")
 @click.option("--no-reconcile", is_flag=True, help="Skip the read-only check of the workspace (git log, files).")
 def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool) -> None:
     """Print a compact handoff of the best state file, to feed the next session after a compaction.

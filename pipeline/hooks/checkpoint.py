@@ -37,12 +37,14 @@ PREFIX = "duck-tape: checkpoint:"
 class CheckpointResult:
     """What a checkpoint did.  ``state_path``: the auto state file written (or the same-minute one kept);
     ``written``: True when ``state_path`` is new; ``marker_path``: the marker written (None if that failed);
-    ``transcript``: the transcript used (or recorded); ``messages``: one-line notes for stderr."""
+    ``transcript``: the transcript used (or recorded); ``session_id``: the session recorded in the marker (None when
+    unknown); ``messages``: one-line notes for stderr."""
 
     state_path: Path | None = None
     written: bool = False
     marker_path: Path | None = None
     transcript: str | None = None
+    session_id: str | None = None
     messages: list[str] = field(default_factory=list)
 
 
@@ -60,6 +62,14 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
     """
     notes: list[str] = []
     given = flag or hook.transcript_path
+    if hook.agent_id and not flag and given:  # a hook inside a sub-agent names the parent's transcript
+        from pipeline.hooks.locate import subagent_transcript
+
+        found_agent = subagent_transcript(given, hook.agent_id)
+        if found_agent is not None:
+            notes.append(f"{PREFIX} sub-agent {hook.agent_id}: using its transcript {found_agent}")
+            return str(found_agent), notes
+        notes.append(f"{PREFIX} sub-agent {hook.agent_id}: no transcript of it beside {given}; using the session's")
     if not is_stale(given, hook.session_id):
         return given, notes
     found = find_transcript(hook.session_id, harness=hook.harness, cwd=hook.cwd, hint=given, store=store)
@@ -80,12 +90,15 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
     return None, notes
 
 
-def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None) -> tuple[str, str, list[str]]:
+def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None,
+                    session_id: str | None = None, label: str = "pre-compact") -> tuple[str, str, list[str], str | None]:
     """Distil the transcript at ``path`` with the rules engine into an auto state file
     (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
 
-    Returns ``(text, stamp, notes)``: the masked file text, its UTC stamp and notes for stderr (dropped
-    entries, masked secrets).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
+    ``session_id``: the header's ``Session-Id`` (the hook's; default: the transcript's own); ``label`` starts the
+    ``Trigger`` (``pre-compact``; the restore hook distilling a skipped checkpoint passes ``post-compact restore``).
+    Returns ``(text, stamp, notes, session id)``: the masked file text, its UTC stamp, notes for stderr (dropped
+    entries, masked secrets) and the session id written in its header (None when unknown).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
     or anything the stages raise; the caller turns every exception into a marker-only write.
     """
     from pipeline.redact.library import warm_up
@@ -96,8 +109,9 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     from pipeline.transcripts import read_transcript
 
     transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
-    label = f"pre-compact {trigger}" if trigger else "pre-compact"
-    built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules")
+    label = f"{label} {trigger}" if trigger else label
+    built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules",
+                        session_id=session_id)
     notes = []
     warning = transcript.report.warning(path)
     if warning:
@@ -111,7 +125,7 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
         kinds = sorted({line.split(" ")[1] for line in report if line.startswith("Flagged: ")})
         count = sum(1 for line in report if line.startswith("Flagged: "))
         notes.append(f"{PREFIX} masked {count} potential secret(s) with {MASK} ({', '.join(kinds)})")
-    return text, built.state.stamp, notes
+    return text, built.state.stamp, notes, built.state.session_id
 
 
 def _max_bytes(notes: list[str]) -> int:
@@ -132,12 +146,15 @@ def _recordable(path: str | None) -> str | None:
     return None
 
 
-def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, transcript: str | None, notes: list[str]) -> Path | None:
+def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, transcript: str | None, notes: list[str],
+                  session_id: str | None = None) -> Path | None:
     from pipeline.errors import InputError
+    from pipeline.hooks.locate import safe_session_id
     from pipeline.state.marker import Marker, write_marker
 
     when = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    attempts = [Marker(when, cwd, latest, transcript), Marker(when, None, latest, None)]
+    sid = safe_session_id(session_id)
+    attempts = [Marker(when, cwd, latest, transcript, sid), Marker(when, None, latest, None, sid)]
     for marker in attempts:
         try:
             return write_marker(store, marker)
@@ -165,10 +182,14 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     result.messages += notes
     result.transcript = path
     text = stamp = None
+    session_id = hook.session_id
+    if hook.agent_id and session_id and path and "/subagents/" in path.replace("\\", "/"):
+        session_id = f"{session_id}.agent-{hook.agent_id.removeprefix('agent-')}"  # its own state, not the session's
     if path:
         try:
-            text, stamp, notes = auto_state_text(path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages),
-                                                  trigger=hook.trigger)
+            text, stamp, notes, session_id = auto_state_text(
+                path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages), trigger=hook.trigger,
+                session_id=session_id)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
@@ -189,9 +210,16 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
                 result.messages.append(f"{PREFIX} wrote {target} but could not rotate {store}: {_one_line(exc)}")
             else:
                 result.messages.append(f"{PREFIX} could not write the state file in {store}: {_one_line(exc)}")
-    latest = result.state_path.name if result.state_path is not None else _newest_state(store)
+    # issue 14: latest-state names only the file of this checkpoint; a marker-only write names none (the newest file
+    # in the store may be another session's), and the marker says which session compacted
+    latest = result.state_path.name if result.state_path is not None else None
     cwd = hook.cwd or os.getcwd()
-    result.marker_path = _write_marker(store, moment, cwd, latest, _recordable(path), result.messages)
+    if session_id is None and path:
+        from pipeline.hooks.locate import session_of_path
+
+        session_id = session_of_path(path)
+    result.session_id = session_id
+    result.marker_path = _write_marker(store, moment, cwd, latest, _recordable(path), result.messages, session_id)
     return result
 
 
@@ -203,41 +231,44 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _newest_state(store: Path) -> str | None:
-    from pipeline.state.store import list_states
-
-    try:
-        states = list_states(store)
-    except OSError:
-        return None
-    return states[-1].path.name if states else None
-
-
 def hook_main(transcript: str | None = None, directory: str | None = None, *, max_bytes: int | None = None,
               stdin: IO | None = None, stdout: IO | None = None, stderr: IO | None = None) -> int:
     """Run the checkpoint as a hook process: read the payload from ``stdin``, write, report; always 0.
     ``max_bytes``: the transcript size cap (``--max-bytes``), see ``run_checkpoint``.
 
-    stdout gets one line naming what was written; stderr one line per problem.
+    stdout gets one line naming what was written; stderr one line per problem.  For a Gemini CLI payload
+    (``HookInput.harness == "gemini"``) stdout is one JSON object and nothing else, as Gemini requires of every
+    hook (gemini-cli ``docs/hooks/reference.md`` "Silence is Mandatory"; an empty stdout would make it read
+    stderr as the hook's output): ``{"systemMessage": "duck-tape: wrote …"}`` after a write, else ``{}``.
     """
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    as_json = False
+    said = ""
     try:
         hook = parse_payload(read_stdin(stdin))
+        as_json = hook.harness == "gemini"
         store = Path(directory) if directory else Path(DEFAULT_STORE)
         result = run_checkpoint(hook, store=store, transcript_flag=transcript, max_bytes=max_bytes)
         for line in result.messages:
             err.write(line + "\n")
         if result.written and result.state_path is not None:
-            out.write(f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "") + "\n")
+            said = f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "")
         elif result.marker_path is not None:
-            out.write(f"Wrote {result.marker_path} (marker only)\n")
+            said = f"Wrote {result.marker_path} (marker only)"
+        if said and not as_json:
+            out.write(said + "\n")
     except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
         try:
             err.write(f"{PREFIX} unexpected {type(exc).__name__}: {_one_line(exc)}\n")
         except (OSError, ValueError):
             pass  # stderr closed too: nothing left to tell
     try:
+        if as_json:
+            import orjson
+
+            out.write(orjson.dumps({"systemMessage": f"duck-tape: {said[:1].lower()}{said[1:]}"} if said else {}).decode()
+                      + "\n")
         out.flush()
         err.flush()
     except (OSError, ValueError):

@@ -10,6 +10,8 @@ Shapes follow each harness's documentation:
   ``{"version": 1, "hooks": {"preCompact": [{"type": "command", "bash": …, "powershell": …, "cwd": ".",
   "timeoutSec": 30}]}}``.
 * opencode: a plugin file in ``.opencode/plugins/`` (``pipeline.hooks.opencode_plugin``).
+* Gemini CLI and Codex CLI: one module each (``HARNESS_MODULES``: ``install_gemini``, ``install_codex``) with
+  ``target_path(root, user=)`` and ``plan(root, command, user=)``; ``plan_install`` hands them over.
 
 ``--restore`` (issue 7, Claude Code only) adds, beside the pre-compact hook, a ``SessionStart`` group with the
 matcher ``compact`` running ``duck-tape restore --format claude-code``: Claude Code runs ``SessionStart`` hooks
@@ -30,7 +32,7 @@ quote), an empty one, one of several lines or one whose ``#`` would comment out 
 quoted for the shell.  Each harness gets the words the way it runs them: Claude Code's ``command`` and Copilot's
 ``bash`` are shell lines (the text as given, or the quoted path); Copilot's ``powershell`` is the same line when
 no quoting was used, else rebuilt from the words in PowerShell's quoting (``& 'C:\\x dir\\duck-tape.exe' checkpoint``);
-opencode's plugin gets the word list (Bun's ``$`` escapes each word: no shell expansion, see
+opencode's plugin gets the word list (run with ``execFile``: each word one argument, no shell expansion, see
 ``pipeline.hooks.opencode_plugin``).
 """
 
@@ -56,6 +58,19 @@ OURS_RESTORE = re.compile(r"(?:^|[\s/\\\"'])duck-tape(?:\.exe)?[\"']?\s+restore\
 """A hook command that runs ``duck-tape restore``."""
 RESTORE_TIMEOUT_SECONDS = 10
 RESTORE_MATCHER = "compact"
+HARNESS_MODULES = {"gemini": "pipeline.hooks.install_gemini", "codex": "pipeline.hooks.install_codex"}
+"""Harnesses installed by a module of their own (each has ``target_path`` and ``plan``)."""
+HARNESSES = ("claude-code", "copilot", "opencode", *HARNESS_MODULES)
+USER_HARNESSES = frozenset(HARNESS_MODULES)
+"""Harnesses ``--user`` installs for (into the user's own settings folder)."""
+
+
+def harness_module(harness: str):
+    """The install module of a harness in ``HARNESS_MODULES`` (imported on use), else None."""
+    import importlib
+
+    name = HARNESS_MODULES.get(harness)
+    return importlib.import_module(name) if name else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +86,8 @@ class InstallPlan:
     old_text: str | None
     new_text: str
     snippet: str
+    notes: tuple[str, ...] = ()
+    """What the user must know beyond the diff (a setting that turns hooks off, a trust prompt)."""
 
     @property
     def changed(self) -> bool:
@@ -278,7 +295,7 @@ def _merge_claude_event(hooks: dict, event: str, group: dict, ours: re.Pattern, 
 
 
 def merge_claude(path: Path, text: str | None, command: str | HookCommand = "duck-tape", *,
-                 restore: bool = False) -> str:
+                 restore: bool = False, nudge: bool = False) -> str:
     """The settings text with the checkpoint hook added to ``hooks.PreCompact`` (every other key kept), and with
     ``restore`` the restore hook to ``hooks.SessionStart`` (matcher ``compact``).
 
@@ -291,6 +308,10 @@ def merge_claude(path: Path, text: str | None, command: str | HookCommand = "duc
     changed = _merge_claude_event(hooks, "PreCompact", claude_group(command), OURS, path)
     if restore:
         changed = _merge_claude_event(hooks, "SessionStart", claude_restore_group(command), OURS_RESTORE, path) or changed
+    if nudge:  # issue 17: the Stop hook (pipeline.hooks.nudge_install)
+        from pipeline.hooks.nudge_install import OURS_NUDGE, claude_nudge_group
+
+        changed = _merge_claude_event(hooks, "Stop", claude_nudge_group(_shell(command)), OURS_NUDGE, path) or changed
     if not changed and text is not None:
         return text
     return _dump(data)
@@ -314,19 +335,23 @@ def merge_copilot(path: Path, text: str | None, command: str | HookCommand = "du
     return _dump(data)
 
 
-def target_path(harness: str, root: Path, *, project: bool = False) -> Path:
-    """Where ``init`` writes for ``harness`` in the project folder ``root``.  Raises InputError for an unknown harness."""
+def target_path(harness: str, root: Path, *, project: bool = False, user: bool = False) -> Path:
+    """Where ``init`` writes for ``harness`` in the project folder ``root`` (``user``: the user's own file, Gemini
+    and Codex).  Raises InputError for an unknown harness."""
+    module = harness_module(harness)
+    if module is not None:
+        return module.target_path(root, user=user)
     if harness == "claude-code":
         return root / ".claude" / ("settings.json" if project else "settings.local.json")
     if harness == "copilot":
         return root / ".github" / "hooks" / "duck-tape.json"
     if harness == "opencode":
         return root / ".opencode" / "plugins" / "duck-tape.js"
-    raise InputError(f"unknown harness {harness!r}: expected claude-code, copilot or opencode")
+    raise InputError(f"unknown harness {harness!r}: expected one of {', '.join(HARNESSES)}")
 
 
 def plan_install(harness: str, root: Path, *, project: bool = False, command: str | HookCommand = "duck-tape",
-                 restore: bool = False) -> InstallPlan:
+                 restore: bool = False, nudge: bool = False, user: bool = False) -> InstallPlan:
     """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
     restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``.  Raises InputError as
     ``merge_*`` and ``parse_hook_command``, when ``root`` is not an existing directory (init never creates the
@@ -334,6 +359,13 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
     file, or for ``restore`` with another harness."""
     from pipeline.hooks.opencode_plugin import plugin_source
 
+    if nudge and harness != "claude-code":
+        raise InputError(f"--nudge is only for claude-code for now: {harness} has no after-each-turn hook here")
+    if user and harness not in USER_HARNESSES:
+        raise InputError(f"--user is for {', '.join(sorted(USER_HARNESSES))}: {harness} hooks are installed per "
+                         "project")
+    if restore and harness in HARNESS_MODULES:
+        restore = False  # Codex always gets its restore hook; Gemini when its SessionStart can run after a compression
     if restore and harness != "claude-code":
         raise InputError(f"--restore is only for claude-code: {harness} has no post-compaction hook whose output "
                          "is added to the context (Copilot CLI ignores what sessionStart hooks return)")
@@ -342,15 +374,22 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
                          "into an existing project folder and does not create it; check the spelling)")
     if not isinstance(command, HookCommand):
         command = parse_hook_command(command, root)
+    module = harness_module(harness)
+    if module is not None:
+        return module.plan(root, command, user=user)
     path = target_path(harness, root, project=project)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
     if harness == "claude-code":
-        new = merge_claude(path, old, command, restore=restore)
+        new = merge_claude(path, old, command, restore=restore, nudge=nudge)
         wanted = {"PreCompact": [claude_group(command)]}
         if restore:
             wanted["SessionStart"] = [claude_restore_group(command)]
+        if nudge:
+            from pipeline.hooks.nudge_install import claude_nudge_group
+
+            wanted["Stop"] = [claude_nudge_group(_shell(command))]
         snippet = _dump({"hooks": wanted})
     elif harness == "copilot":
         new = merge_copilot(path, old, command)

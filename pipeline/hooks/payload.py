@@ -3,12 +3,20 @@
 Shapes accepted (field names as documented by each harness; anything else in the object is ignored):
 
 * Claude Code ``PreCompact`` (docs.claude.com "Hooks reference"): ``session_id``, ``transcript_path``,
-  ``cwd``, ``hook_event_name``, ``trigger`` (``manual``/``auto``), ``custom_instructions``.
+  ``cwd``, ``hook_event_name``, ``trigger`` (``manual``/``auto``), ``custom_instructions``; inside a sub-agent
+  also ``agent_id`` and ``agent_type`` (the common input fields), while ``transcript_path`` still names the
+  *parent's* transcript (the sub-agent's is ``<session>/subagents/agent-<id>.jsonl`` beside it).
 * Copilot CLI ``preCompact`` (docs.github.com "GitHub Copilot hooks reference", camelCase format):
   ``sessionId``, ``timestamp`` (epoch ms), ``cwd``, ``transcriptPath``, ``trigger``, ``customInstructions``;
   with the PascalCase ``PreCompact`` event name Copilot sends the snake_case names above plus ``timestamp``.
 * the duck-tape opencode plugin (``pipeline.hooks.opencode_plugin``): ``harness: "opencode"``,
   ``sessionID``, ``snapshotPath``, ``cwd``.
+* Gemini CLI ``PreCompress`` (gemini-cli ``docs/hooks/reference.md``, ``hookEventHandler.createBaseInput``):
+  ``session_id``, ``transcript_path`` (``''`` when the session is not recorded), ``cwd``, ``hook_event_name``,
+  ``timestamp`` (ISO-8601), ``trigger``; told apart from Copilot's PascalCase payload by the event name.
+* Codex CLI ``PreCompact`` (codex-rs ``hooks/schema/generated/pre-compact.command.input.schema.json``):
+  ``session_id``, ``turn_id``, ``transcript_path`` (null possible), ``cwd``, ``hook_event_name``, ``model``,
+  ``trigger``; told apart by ``turn_id``.
 
 Pure except ``read_stdin``.  Nothing here raises on bad input: problems become ``HookInput.problems``.
 """
@@ -30,12 +38,17 @@ STDIN_WAIT_SECONDS = 2.0
 
 _SESSION_KEYS = ("session_id", "sessionId", "sessionID")
 _PATH_KEYS = ("transcript_path", "transcriptPath", "snapshotPath", "snapshot_path")
+HARNESSES = ("claude-code", "copilot", "opencode", "gemini", "codex")
+GEMINI_EVENTS = frozenset({"PreCompress", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "SessionEnd",
+                           "BeforeTool", "AfterTool", "BeforeToolSelection", "Notification"})
+"""Event names only Gemini CLI sends (its ``SessionStart`` shares the name with Claude Code and Codex)."""
 
 
 @dataclass(slots=True)
 class HookInput:
-    """What the hook was told.  ``harness``: claude-code | copilot | opencode | None (unknown);
+    """What the hook was told.  ``harness``: claude-code | copilot | opencode | gemini | codex | None (unknown);
     ``transcript_path`` as given (may be empty or stale); ``trigger``: manual | auto | None;
+    ``agent_id``: the sub-agent the hook fired in (Claude Code), None in the main session;
     ``problems``: one line per thing that could not be read (never fatal)."""
 
     harness: str | None = None
@@ -44,6 +57,7 @@ class HookInput:
     cwd: str | None = None
     trigger: str | None = None
     event: str | None = None
+    agent_id: str | None = None
     problems: list[str] = field(default_factory=list)
 
 
@@ -57,11 +71,16 @@ def _text(obj: dict, keys: tuple[str, ...]) -> str | None:
 
 def _harness(obj: dict, path: str | None) -> str | None:
     named = obj.get("harness")
-    if named in ("claude-code", "copilot", "opencode"):
+    if named in HARNESSES:
         return named
     if "sessionID" in obj or "snapshotPath" in obj:
         return "opencode"
     norm = (path or "").replace("\\", "/")
+    event = obj.get("hook_event_name")
+    if event in GEMINI_EVENTS or "/.gemini/" in norm:
+        return "gemini"
+    if "turn_id" in obj or "/.codex/" in norm or norm.rsplit("/", 1)[-1].startswith("rollout-"):
+        return "codex"
     if "/.copilot/" in norm or "/session-state/" in norm or "sessionId" in obj or "transcriptPath" in obj:
         return "copilot"
     if "/.claude/" in norm or "/projects/" in norm:
@@ -98,6 +117,7 @@ def parse_payload(text: str) -> HookInput:
         cwd=_text(obj, ("cwd", "directory")),
         trigger=trigger if trigger in ("manual", "auto") else None,
         event=event if isinstance(event, str) else None,
+        agent_id=_text(obj, ("agent_id", "agentId")),
     )
 
 

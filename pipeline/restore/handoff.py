@@ -23,7 +23,10 @@ Layout (one ``"\\n"`` after every line)::
 The footer is there only when something was left out or shortened.  ``--format claude-code`` prints
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": <the text>}}`` (Claude Code hooks
 reference, ``SessionStart``: JSON on stdout with ``hookSpecificOutput.additionalContext`` is added to the context;
-the harness caps that string at 10,000 characters, above ``MAX_BUDGET`` bytes).  The budget counts every byte
+the harness caps that string at 10,000 characters, above ``MAX_BUDGET`` bytes).  ``--format codex`` and ``--format
+gemini`` print the same envelope: Codex reads ``hookSpecificOutput.additionalContext`` of a ``SessionStart`` hook
+(``hookEventName`` required; codex-rs ``session-start.command.output.schema.json``), Gemini CLI the same field
+(gemini-cli ``docs/hooks/reference.md``, ``SessionStart``).  The budget counts every byte
 printed on stdout — the JSON envelope, escapes and the final newline included — and is met to the byte.
 """
 
@@ -41,7 +44,9 @@ DEFAULT_BUDGET = 6000
 MAX_BUDGET = 9500
 MIN_BUDGET = 1000
 """Budget bounds in bytes (issue 7: default 6,000, at most 9,500; below 1,000 the header and footer leave no room)."""
-FORMATS = ("plain", "claude-code")
+FORMATS = ("plain", "claude-code", "gemini", "codex")
+HOOK_FORMATS = frozenset({"claude-code", "gemini", "codex"})
+"""Formats printed as the ``SessionStart`` hook JSON: the three harnesses read the same envelope."""
 TITLE = "# duck-tape: session state restored after compaction"
 GUIDE = "Resume from Current; check the workspace before redoing anything listed below."
 HEADER_VALUE_CAP = 200
@@ -65,11 +70,11 @@ def hook_json(text: str) -> bytes:
 
 
 def _envelope(fmt: str) -> int:
-    return len(hook_json("")) if fmt == "claude-code" else 0
+    return len(hook_json("")) if fmt in HOOK_FORMATS else 0
 
 
 def _output(text: str, fmt: str) -> bytes:
-    return hook_json(text) if fmt == "claude-code" else text.encode("utf-8")
+    return hook_json(text) if fmt in HOOK_FORMATS else text.encode("utf-8")
 
 
 def _header(doc: StateSections, source: str, compaction: str | None, sizer: Sizer) -> list[str]:
@@ -138,7 +143,7 @@ def build_handoff(doc: StateSections, *, source: str, budget: int = DEFAULT_BUDG
                   drift: list[str] | None = None, compaction: str | None = None) -> Handoff:
     """The handoff for ``doc`` fitted to ``budget`` bytes of output (layout and rules: module docstring).
 
-    ``source``: the state file's path as shown; ``fmt``: ``"plain"`` or ``"claude-code"``; ``drift``: the
+    ``source``: the state file's path as shown; ``fmt``: one of ``FORMATS``; ``drift``: the
     reconciliation lines (None: no such section); ``compaction``: the marker's ISO-8601 time.  Pure.
     Raises ``ValueError`` for a budget outside ``MIN_BUDGET``..``MAX_BUDGET`` or an unknown format.
     """
@@ -146,7 +151,7 @@ def build_handoff(doc: StateSections, *, source: str, budget: int = DEFAULT_BUDG
         raise ValueError(f"budget {budget} bytes is outside {MIN_BUDGET}..{MAX_BUDGET}")
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    sizer = Sizer(json=fmt == "claude-code")
+    sizer = Sizer(json=fmt in HOOK_FORMATS)
     header = _header(doc, source, compaction, sizer)
     fixed = _envelope(fmt) + sum(sizer.line(line) for line in header)
     parts = build_parts(doc, drift, budget=budget, sizer=sizer)

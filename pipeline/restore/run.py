@@ -1,12 +1,16 @@
 """``duck-tape restore``: the post-compaction hook process (issue 7, item 1).
 
-Reads the marker ``<store>/.last-compact`` and the best state file (DESIGN.md "Resume" step 4 precedence:
-``pipeline.state.store.pick_best``; when only an auto checkpoint is fresh, that auto file is used — this path
-runs no recovery and no LLM), reconciles it with the workspace (the store's parent folder), and prints the
-budgeted handoff, plain or as the Claude Code ``SessionStart`` hook JSON.
+Reads the marker ``<store>/.last-compact`` and the best state file *of the session the marker names, of this
+compaction* (issue 14, ``pipeline.state.owner``; among those DESIGN.md "Resume" step 4 precedence, manual >
+recovered > auto; when only an auto checkpoint is fresh, that auto file is used — no LLM).  When the session has no
+such file (the checkpoint was skipped or failed) the marker's transcript is distilled with the rules engine and
+written as the compaction's auto file (``pipeline.restore.fresh``), so a second restore hands over the same state;
+a file of another session or an earlier compaction is never handed over.  The state is reconciled with the
+workspace (the store's parent folder) and printed as the budgeted handoff, plain or as the Claude Code
+``SessionStart`` hook JSON.
 
-It never fails the hook: no marker, no state file, an unreadable or corrupt marker or state file, any error —
-nothing on stdout, one line on stderr, exit 0.  Speed (issue 7: under 0.15 s wall with ten state files, process
+It never fails the hook: no marker, no fresh state, an unreadable or corrupt marker or state file, any error —
+nothing on stdout, one line on stderr (plus a note when it distilled), exit 0.  Speed (issue 7: under 0.15 s wall with ten state files, process
 start included): reached through the fast lane of ``pipeline.entry`` (no click), the state file is read by the
 pydantic-free ``pipeline.state.sections`` reader, and the only child process is one ``git log``.
 """
@@ -39,21 +43,27 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
     from pipeline.errors import InputError
     from pipeline.redact import safe
     from pipeline.restore.handoff import build_handoff
+    from pipeline.restore.fresh import NoFreshState, fresh_state
     from pipeline.state.marker import read_marker
     from pipeline.state.sections import read_sections
-    from pipeline.state.store import pick_best
 
     marker = read_marker(directory)
     if marker is None:
         return b"", f"{PREFIX} no compaction marker in {directory}; nothing to restore"
-    best = pick_best(directory)
-    if best is None:
-        return b"", f"{PREFIX} no state file in {directory}; nothing to restore"
-    path = best.info.path
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_STATE_BYTES + 1)
-    if len(data) > MAX_STATE_BYTES:
-        raise InputError(f"state file is over {MAX_STATE_BYTES} bytes; not restoring it", path=str(path))
+    try:
+        fresh = fresh_state(directory, marker, prefix=PREFIX)
+    except NoFreshState as exc:
+        return b"", f"{PREFIX} {exc}; nothing restored"
+    note = "\n".join(fresh.notes) if fresh.notes else None
+    if fresh.path is not None:
+        path = fresh.path
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_STATE_BYTES + 1)
+        if len(data) > MAX_STATE_BYTES:
+            raise InputError(f"state file is over {MAX_STATE_BYTES} bytes; not restoring it", path=str(path))
+    else:  # distilled but not writable: hand over the text itself
+        path = os.path.join(directory, "(not written)")
+        data = (fresh.text or "").encode("utf-8")
     # issue 11: the handoff goes into the agent's context, i.e. to the model: the state file (a manual one is
     # written by the agent, unmasked) and the reconciliation (commit subjects, file names) are masked before the
     # handoff is fitted to its budget, and the fitted text once more
@@ -67,7 +77,7 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
     output = handoff.output
     text = output.decode("utf-8", "replace")
     masked = safe(text)
-    return (output if masked is text else masked.encode("utf-8")), None
+    return (output if masked is text else masked.encode("utf-8")), note
 
 
 def restore_main(directory: str | None = None, budget: int | None = None, fmt: str = "plain", *,
@@ -75,13 +85,16 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
     """Run the restore as a hook process: print the handoff (or nothing) and always return 0.
 
     ``directory``: the store (default ``.duck-tape``); ``budget``: bytes (default ``DEFAULT_BUDGET``); ``fmt``:
-    ``plain`` or ``claude-code``.  stdout gets the handoff bytes only; stderr at most one line.
+    one of ``handoff.FORMATS``.  stdout gets the handoff bytes only; stderr one line per problem or note.  With
+    ``gemini`` stdout is always one JSON object (``{}`` when there is nothing to restore): Gemini CLI parses a
+    hook's stdout as JSON and, when it is empty, reads stderr in its place.
     """
     from pipeline.restore.handoff import DEFAULT_BUDGET
 
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     note = None
+    output = b""
     try:
         output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
                                       reconcile=reconcile)
@@ -93,8 +106,11 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
             else:
                 out.write(output.decode("utf-8"))
     except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail
+        output = b""
         note = f"{PREFIX} nothing restored: {_one_line(exc)}"
     try:
+        if fmt == "gemini" and not output:
+            out.write("{}\n")
         if note:
             err.write(note + "\n")
         out.flush()

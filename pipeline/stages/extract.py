@@ -174,7 +174,7 @@ def extract_raw_text(path: str, *, max_bytes: int | None = None) -> str:
     """What ``duck-tape extract-raw PATH`` prints: the rendered raw material, or the header and a one-line
     reason when the input cannot be read.  Never raises (hooks call it).
 
-    ``max_bytes``: size cap in bytes; default ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``, else 5 MiB (hook default).
+    ``max_bytes``: size cap in bytes; default ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``, else 1 GiB (``safety.DEFAULT_MAX_BYTES``).
     """
     try:
         from pipeline.errors import DuckTapeError

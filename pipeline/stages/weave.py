@@ -109,11 +109,12 @@ def run(
     kind: str = "recovered",
     now: datetime,
     trigger: str | None = None,
+    session_id: str | None = None,
 ) -> AgentState:
     """Weave ``distillate`` into a whole ``AgentState`` for the session described by ``meta``.
 
     ``now`` is the creation time (naive = UTC); ``kind`` is ``manual`` | ``auto`` | ``recovered``; ``trigger``
-    goes to the header as given.  Raises ``ValueError`` for a ``kind`` outside those three.
+    goes to the header as given; ``session_id`` (default ``meta.session_id``) to its ``Session-Id`` field.  Raises ``ValueError`` for a ``kind`` outside those three.
     """
     moment = now.replace(tzinfo=timezone.utc) if now.tzinfo is None else now.astimezone(timezone.utc)
     created = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -134,6 +135,7 @@ def run(
         branch=one_line(meta.git_branch or distillate.branch or "") or "unknown",
         trigger=trigger,
         created=created,
+        session_id=one_line(session_id or meta.session_id or "") or None,
         approved_workflow=_workflow(distillate.approved_workflow),
         position=Position(
             current=one_line(pos.current) if pos.current and pos.current.strip() else None,

@@ -2,12 +2,14 @@
 
 One line::
 
-    <ISO-8601> | cwd: <path> | latest-state: <file> | transcript: <path>
+    <ISO-8601> | cwd: <path> | session-id: <id> | latest-state: <file> | transcript: <path>
 
-Every part after the time is optional (the hooks omit latest-state when the store is empty and transcript
+``session-id`` (issue 14) names the harness session that compacted, so that restore and resume use only that
+session's state files.  It sits after ``cwd`` on purpose: a reader that predates it reads it as the end of the
+cwd value and still gets ``latest-state`` and ``transcript`` right.  Every part after the time is optional (the hooks omit latest-state when the store is empty and transcript
 when they have none), but the parts that are present come in this order.  Values are taken verbatim, so paths
 may contain spaces, ``|`` and even `` | `` (leading and trailing spaces are kept too).  The line is split only
-at the three labels `` | cwd: ``, `` | latest-state: `` and `` | transcript: ``; therefore no value may contain
+at the four labels `` | cwd: ``, `` | session-id: ``, `` | latest-state: `` and `` | transcript: ``; therefore no value may contain
 one of these labels or a line break: ``format_marker`` checks that its line reads back to the same values and
 raises ``ValueError`` otherwise.  An empty value is the same as an absent one.
 
@@ -30,25 +32,28 @@ MARKER_NAME = ".last-compact"
 MAX_MARKER_BYTES = 64 * 1024
 """A marker is one short line; a bigger file is refused rather than read."""
 
-_LABELS = (" | cwd: ", " | latest-state: ", " | transcript: ")
+_LABELS = (" | cwd: ", " | session-id: ", " | latest-state: ", " | transcript: ")
 _MARKER_RE = re.compile(
     r"(?P<time>[^ ]+)"
     r"(?: \| cwd: (?P<cwd>.*?))?"
+    r"(?: \| session-id: (?P<session_id>.*?))?"
     r"(?: \| latest-state: (?P<latest_state>.*?))?"
     r"(?: \| transcript: (?P<transcript>.*))?",
     re.DOTALL,
 )
-_EXPECTED = "expected '<ISO-8601> | cwd: <path> | latest-state: <file> | transcript: <path>'"
+_EXPECTED = "expected '<ISO-8601> | cwd: <path> | session-id: <id> | latest-state: <file> | transcript: <path>'"
 
 
 @dataclass(frozen=True, slots=True)
 class Marker:
-    """The fields of a ``.last-compact`` line: ISO-8601 compaction time, then optional cwd, state file name, transcript path."""
+    """The fields of a ``.last-compact`` line: ISO-8601 compaction time, then optional cwd, state file name,
+    transcript path and the id of the session that compacted (written after cwd, see the module docstring)."""
 
     time: str
     cwd: str | None = None
     latest_state: str | None = None
     transcript: str | None = None
+    session_id: str | None = None
 
 
 def format_marker(m: Marker) -> str:
@@ -59,12 +64,12 @@ def format_marker(m: Marker) -> str:
     """
     if not is_iso_timestamp(m.time):
         raise ValueError(f"marker time {m.time!r} is not ISO-8601 (e.g. 2026-11-29T20:31:00Z)")
-    values = (m.cwd, m.latest_state, m.transcript)
+    values = (m.cwd, m.session_id, m.latest_state, m.transcript)
     for value in values:
         if value and ("\n" in value or "\r" in value):
             raise ValueError(f"marker value {value!r} contains a line break")
     line = m.time + "".join(f"{label}{value}" for label, value in zip(_LABELS, values) if value)
-    expected = Marker(m.time, *(value or None for value in values))
+    expected = Marker(m.time, m.cwd or None, m.latest_state or None, m.transcript or None, m.session_id or None)
     if parse_marker(line) != expected:
         raise ValueError(f"marker values would not read back unchanged (a value contains a marker label): {line!r}")
     return line + "\n"
@@ -87,6 +92,7 @@ def parse_marker(text: str, path: str | None = None) -> Marker:
         cwd=match["cwd"] or None,
         latest_state=match["latest_state"] or None,
         transcript=match["transcript"] or None,
+        session_id=match["session_id"] or None,
     )
 
 

@@ -130,9 +130,10 @@ class Sections:
 class AgentState(Sections):
     """A whole Agent State file: header fields plus the sections (all keyword-only).
 
-    Header line: ``Session: <stamp>[-auto|-recovered] | Cwd: <abs path> | Repo/Branch: <repo>@<branch>[ | Trigger: <t>]``
-    then ``Created: <ISO-8601>``.  ``stamp`` is UTC ``YYYY-MM-DD-HHMM``.  Raises ``ValueError`` for a ``kind``
-    other than manual, auto, recovered.
+    Header line: ``Session: <stamp>[-auto|-recovered] | Cwd: <abs path> | Repo/Branch: <repo>@<branch>[ | Trigger: <t>]
+    [ | Session-Id: <id>]`` then ``Created: <ISO-8601>``.  ``stamp`` is UTC ``YYYY-MM-DD-HHMM``.  ``session_id``: the
+    harness's id of the session the state belongs to (issue 14; None: unknown, e.g. a hand-written manual file).
+    Raises ``ValueError`` for a ``kind`` other than manual, auto, recovered.
     """
 
     stamp: str = _field("UTC YYYY-MM-DD-HHMM.")
@@ -142,6 +143,7 @@ class AgentState(Sections):
     branch: str = "unknown"
     trigger: str | None = None
     created: str = _field("ISO-8601 UTC creation time, e.g. 2026-11-29T20:31:00Z.")
+    session_id: str | None = None
 
     def __post_init__(self) -> None:
         check_literals(self, kind=StateKind)

@@ -30,6 +30,7 @@ def parse(text: str, *, path: str | None = None) -> AgentState:
         branch=doc.branch,
         trigger=doc.trigger,
         created=doc.created,
+        session_id=doc.session_id,
         approved_workflow=doc.approved_workflow,
         position=Position(current=doc.current, done=doc.done, remaining=doc.remaining),
         decisions=[

@@ -4,7 +4,7 @@ The layout is fixed byte for byte (other tools parse it)::
 
     # Agent State
 
-    Session: <stamp>[-auto|-recovered] | Cwd: <path> | Repo/Branch: <repo>@<branch>[ | Trigger: <trigger>]
+    Session: <stamp>[-auto|-recovered] | Cwd: <path> | Repo/Branch: <repo>@<branch>[ | Trigger: <trigger>][ | Session-Id: <id>]
     Created: <ISO-8601>
 
     ## Approved Workflow
@@ -42,6 +42,9 @@ Normalisations render applies so that ``parse`` reads every field back unambiguo
 * ``|`` in repo, branch and trigger becomes ``¦`` (the header is split at `` | `` labels) and ``@`` in repo becomes
   ``＠`` (U+FF20; ``<repo>@<branch>`` splits at its first ``@``, branch names may hold ``@``); an empty cwd, repo
   or branch is written ``unknown``; an empty trigger is left out;
+* ``Session-Id`` (issue 14: which harness session the file belongs to) comes last, so that the fixed fields before
+  it stay byte for byte what they were; an older reader sees it as the end of the Trigger (or branch) value.  Its
+  value is one line without ``|``; no session id, no field;
 * Approved Workflow keeps its lines and their indentation, minus trailing whitespace and leading/trailing blank
   lines; any workflow line or fact that reads exactly like a section heading (``## Position``...) gets one more
   ``#`` (``### Position``) so it cannot end its section.
@@ -109,6 +112,9 @@ def _header(state: AgentState) -> list[str]:
     line = f"Session: {session_label(state.stamp, state.kind)} | Cwd: {cwd} | Repo/Branch: {repo}@{branch}"
     if trigger:
         line += f" | Trigger: {trigger}"
+    session_id = _header_value(state.session_id)
+    if session_id:
+        line += f" | Session-Id: {session_id}"
     return [line, f"Created: {state.created}"]
 
 

@@ -48,7 +48,8 @@ OPTIONAL_SECTIONS: frozenset[str] = frozenset({"Suggested Skills"})
 Line = tuple[int, str]  # (1-based line number, text without line end and trailing whitespace)
 
 _HEADER_RE = re.compile(
-    r"Session: (?P<session>\S+) \| Cwd: (?P<cwd>.*) \| Repo/Branch: (?P<rb>.*?)(?: \| Trigger: (?P<trigger>.*))?"
+    r"Session: (?P<session>\S+) \| Cwd: (?P<cwd>.*) \| Repo/Branch: (?P<rb>.*?)(?: \| Trigger: (?P<trigger>.*?))?"
+    r"(?: \| Session-Id: (?P<session_id>.*))?"
 )
 _CREATED_RE = re.compile(r"Created: (?P<created>\S+)")
 _DECISION_RE = re.compile(r"(?P<timestamp>\S+) (?P<status>APPROVED|REJECTED): (?P<rest>.*)")
@@ -56,7 +57,8 @@ _POSITION_LABEL_RE = re.compile(r"- \*\*(?P<label>Current|Done|Remaining):\*\*(?
 _POSITION_ITEM_RE = re.compile(r"\s+[-*](?: (?P<item>.*))?")
 _BULLET_RE = re.compile(r"[-*] (?P<item>.*)")
 
-_HEADER_SHAPE = "'Session: <YYYY-MM-DD-HHMM>[-auto|-recovered] | Cwd: <path> | Repo/Branch: <repo>@<branch>[ | Trigger: <trigger>]'"
+_HEADER_SHAPE = ("'Session: <YYYY-MM-DD-HHMM>[-auto|-recovered] | Cwd: <path> | Repo/Branch: <repo>@<branch>"
+                 "[ | Trigger: <trigger>][ | Session-Id: <id>]'")
 _DECISION_SHAPE = "'<ISO-8601> APPROVED|REJECTED: <what> - <reasoning>'"
 _POSITION_SHAPE = "'- **Current:** <step>', '- **Done:**', '- **Remaining:**' or an indented '  - <item>'"
 
@@ -76,7 +78,8 @@ class StateSections:
     """A state file as read: header fields and section contents as plain strings and lists.
 
     ``stamp`` UTC ``YYYY-MM-DD-HHMM``; ``kind`` manual | auto | recovered; ``created`` ISO-8601 as written;
-    ``trigger`` None when absent; ``approved_workflow`` the section's lines joined by ``"\\n"`` (None when the
+    ``trigger`` None when absent; ``session_id`` the harness session the file belongs to (None when the header
+    has no ``Session-Id`` field: a file of an older version or written by hand); ``approved_workflow`` the section's lines joined by ``"\\n"`` (None when the
     section is ``None``); ``current`` None when ``None``; ``facts`` one string per line; list items without
     their bullet.  Same field names as ``pipeline.state.model.AgentState`` (``current``/``done``/``remaining``
     are ``AgentState.position``'s).
@@ -89,6 +92,7 @@ class StateSections:
     branch: str
     trigger: str | None
     created: str
+    session_id: str | None = None
     approved_workflow: str | None = None
     current: str | None = None
     done: list[str] = field(default_factory=list)
@@ -164,6 +168,7 @@ def _parse_header(reader: _Reader, line: Line) -> dict[str, str | None]:
         "repo": repo,
         "branch": branch,
         "trigger": match["trigger"] or None,
+        "session_id": (match["session_id"] or "").strip() or None,
     }
 
 
@@ -281,3 +286,16 @@ def _parse_decision(reader: _Reader, line: Line) -> DecisionEntry:
         raise reader.fail(number, f"expected a Decision Log line {_DECISION_SHAPE}")
     what, _, reasoning = match["rest"].partition(" - ")
     return DecisionEntry(timestamp=match["timestamp"], status=match["status"], what=what, reasoning=reasoning)
+
+
+def header_session_id(head: str) -> str | None:
+    """The ``Session-Id`` of a state file from the start of its text (the first few kB are enough): the value of
+    the header line's ``| Session-Id:`` field, None when the header has none or ``head`` is not a state file's
+    start.  Never raises; for checking which session a file belongs to without reading it whole (issue 14)."""
+    filled = [line.rstrip() for line in head.removeprefix("\ufeff").splitlines() if line.strip()]
+    if len(filled) < 2 or filled[0] != TITLE:
+        return None
+    match = _HEADER_RE.fullmatch(filled[1])
+    if match is None:
+        return None
+    return (match["session_id"] or "").strip() or None

@@ -289,7 +289,12 @@ def pick_best(dir: str | os.PathLike[str]) -> BestState | None:
     (a stamp in the future by clock skew counts as its modification time).  Raises ``OSError`` when ``dir`` is
     unreadable.
     """
-    states = list_states(dir)
+    return choose_best(list_states(dir))
+
+
+def choose_best(states: list[StateFileInfo]) -> BestState | None:
+    """``pick_best`` over ``states`` (sorted as ``list_states`` sorts them): the same table, on a chosen subset of the
+    store (``pipeline.state.owner``: the files of the session a marker names)."""
     if not states:
         return None
     autos = [s for s in states if s.kind == "auto"]

@@ -3,7 +3,8 @@
 ``read_transcript(path)`` checks the input, detects the format by content and dispatches to the reader
 module of that harness.  Reader modules are imported lazily and each exposes
 ``read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None) -> Transcript``; ``limit`` is
-the size the check saw, so a transcript that grows while it is read is read only that far.
+the size the check saw, so a transcript that grows while it is read is read only that far.  An opencode SQLite
+database (``opencode.db``) is read one session at a time (``session``; ``pipeline.transcripts.opencode_db``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def read_transcript(
     trusted_root: str | None = None,
     caps: Caps = DEFAULT_CAPS,
     warn: bool = True,
+    session: str | None = None,
 ) -> Transcript:
     """Read the transcript at ``path`` into a ``Transcript``.
 
@@ -55,7 +57,17 @@ def read_transcript(
     device), a file outside the trusted root, a file over ``max_bytes`` bytes, an unknown format (naming the formats it knows),
     or a recognised file that is not a session transcript (``NOT_TRANSCRIPTS``: a Gemini CLI prompt log).  Bad records are skipped and
     counted in ``transcript.report``; with ``warn`` one line naming the file and line numbers goes to stderr.
+
+    ``session``: which session of an opencode database to read (None: its only one); the size cap then applies to
+    that session's data, not to the database file.  InputError for ``session`` with any other file, for a
+    database that cannot be read (named with the reason and ``opencode export`` as the way out), and for a
+    session it does not hold.
     """
+    if _database(path):
+        return _read_database(str(path), session, max_bytes=max_bytes, trusted_root=trusted_root, caps=caps, warn=warn)
+    if session is not None:
+        raise InputError(f"--session {session} is for an opencode database (opencode.db); this file holds one "
+                         "session already", path=str(path))
     resolved, size = checked_transcript(path, max_bytes=max_bytes, trusted_root=trusted_root)
     fmt = detect_format(str(resolved), size)
     if fmt in NOT_TRANSCRIPTS:
@@ -73,6 +85,42 @@ def read_transcript(
     transcript = reader.read(str(path), fmt, report, caps, size)
     if warn:
         message = report.warning(str(path))
+        if message:
+            print(message, file=sys.stderr)
+    return transcript
+
+
+def _database(path: str) -> bool:
+    """True for a regular file (not a symlink) that starts with the SQLite header (read here: the hook path must
+    not import the database reader, sqlite3 and pathlib, for every transcript)."""
+    import os
+
+    if not (os.path.isfile(path) and not os.path.islink(path)):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_root: str | None, caps: Caps,
+                   warn: bool) -> Transcript:
+    import orjson
+
+    from pipeline.transcripts.opencode import read_export
+    from pipeline.transcripts.opencode_db import export_session, pick_session
+
+    checked_transcript(path, max_bytes=1 << 62, trusted_root=trusted_root)  # symlink, regular file, trusted root
+    document = export_session(path, pick_session(path, session))
+    size = len(orjson.dumps(document))
+    if size > max_bytes:
+        raise InputError(f"session {document['info'].get('id')} holds {size} bytes of data, over the {max_bytes}-byte "
+                         "cap (raise it with --max-bytes)", path=path)
+    report = ReadReport()
+    transcript = read_export(document, path, "opencode-db", report, caps)
+    if warn:
+        message = report.warning(path)
         if message:
             print(message, file=sys.stderr)
     return transcript

@@ -40,6 +40,7 @@ from pipeline.transcripts.common import (
 )
 from pipeline.transcripts.model import Event, ReadReport, TodoItem, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_json_items, iter_jsonl
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 FORMATS = ("claude-code-jsonl", "claude-code-json-array")
@@ -265,12 +266,19 @@ class _Reader:
 
     # -- compaction ---------------------------------------------------------------------------------------
     def _compact_boundary(self, rec: dict) -> None:
+        # the transcript writes compactMetadata; the stream-json / SDK message compact_metadata (newer CLIs add
+        # post/pre tokens, duration, preserved segments: only the trigger is read)
         metadata = rec.get("compactMetadata")
+        if not isinstance(metadata, dict):
+            metadata = rec.get("compact_metadata")
         trigger = metadata.get("trigger") if isinstance(metadata, dict) else None
         self.boundary = self._add("compaction", target=trigger if isinstance(trigger, str) else None)
 
     def _compaction_summary(self, content: object) -> None:
         text = cap(text_of(content).strip(), self.caps.text, self.report)
+        if text and useless_summary(text):  # a bare template or a preface without a summary: not content
+            self.report.ignored["useless_compaction_summary"] += 1
+            text = ""
         event = self.boundary
         self.boundary = None
         if event is not None and not event.text:

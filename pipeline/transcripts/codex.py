@@ -17,12 +17,19 @@ Rules (FORMATS.md §4, §6):
   ``{output, metadata.exit_code}``, or list of text parts).  No error flag exists: ``is_error`` comes from a
   non-zero exit code in the text (``"exit_code":N``, ``Exit code: N``, ``Process exited with code N``) or from
   ``event_msg patch_apply_end.success == false`` for the same call id.
-* compaction: ``compacted.payload.message`` (``summary`` in some writers); when empty the event says
-  ``compacted (no summary text; N history items kept)``.  ``event_msg context_compacted`` duplicates it.
-* sub-agents: a sub-agent's own rollout has ``session_meta.payload.source`` = ``{"subagent": "review"}``:
-  recorded in ``meta.version`` as ``"0.77.0 (subagent: review)"``.  In the parent rollout a review's
+* compaction: ``compacted.payload.message`` (``summary`` in some writers); when empty (newer writers keep the
+  summary inside ``replacement_history``), the user message there that opens with Codex's handoff prefix
+  ("Another language model started to solve this problem…", codex-rs ``templates/compact/summary_prefix.md``)
+  gives the summary; an empty or useless one (``summaries.useless_summary``: an instant /compact, a remote
+  compaction that keeps only encrypted items) gives a compaction event with no text.  ``event_msg
+  context_compacted`` duplicates it.
+* sub-agents: a sub-agent's own rollout has ``session_meta.payload.source`` = ``{"subagent": "review"}``, or
+  ``{"subagent": {"thread_spawn": {"parent_thread_id", "agent_role", "agent_nickname"}}}`` for a spawned agent:
+  recorded in ``meta.version`` as ``"0.77.0 (subagent: review)"`` / ``"(subagent: worker, parent <id>)"``.  In the parent rollout a review's
   findings (``event_msg exited_review_mode.review_output``) become a subagent_result with agent ``review``.
-* meta: the first ``session_meta`` only (id, cwd, git.branch/repository_url, cli_version, start timestamp);
+* assistant messages carry ``phase`` (``commentary`` mid-turn, ``final_answer`` at the turn's end; absent for older
+  models): both are assistant text; ``task_started``/``task_complete`` only frame turns.
+* meta: the first ``session_meta`` only (a resumed rollout repeats it; every id is noted) (id, cwd, git.branch/repository_url, cli_version, start timestamp);
   model from the first ``turn_context.payload.model``; ``turn_aborted`` gives no event (counted).
 """
 
@@ -45,6 +52,7 @@ from pipeline.transcripts.common import (
 )
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 _EXIT_CODE = re.compile(
@@ -97,6 +105,45 @@ def _output_text(output: object) -> str:
     return text_of(output)
 
 
+_SUMMARY_PREFIX = "Another language model started to solve this problem"
+
+
+def _history_summary(history: object) -> str | None:
+    """The compaction summary inside ``replacement_history``: the last user message opening with Codex's handoff
+    prefix, without that framing paragraph (up to its first blank line or ``:`` line end).  None when absent."""
+    if not isinstance(history, list):
+        return None
+    for item in reversed(history):
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
+            text = text_of(item.get("content")).strip()
+            if text.startswith(_SUMMARY_PREFIX):
+                head, sep, rest = text.partition("\n")
+                return rest.strip() if sep and rest.strip() else text
+    return None
+
+
+def _subagent_label(payload: dict) -> str | None:
+    """``subagent: review`` for a review rollout, ``subagent: <role>, parent <id>`` for a spawned thread
+    (``source.subagent.thread_spawn`` or a top-level ``parent_thread_id``); None for a main session."""
+    source = payload.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    parent = payload.get("parent_thread_id")
+    role = None
+    if isinstance(sub, str) and sub:
+        role = sub
+    elif isinstance(sub, dict):
+        spawn = sub.get("thread_spawn")
+        if isinstance(spawn, dict):
+            parent = spawn.get("parent_thread_id") or parent
+            role = spawn.get("agent_role") or spawn.get("agent_nickname") or "thread_spawn"
+        else:
+            role = next((k for k in sub), None)
+    if not role and not isinstance(parent, str):
+        return None
+    label = f"subagent: {role or 'spawned'}"
+    return f"{label}, parent {parent}" if isinstance(parent, str) and parent else label
+
+
 def _parse_args(raw: object) -> object:
     """``function_call.arguments``: a JSON string normally; returns the decoded value, or the raw string."""
     if isinstance(raw, str):
@@ -137,9 +184,8 @@ class _CodexState:
                 meta.repo = git["repository_url"]
         version = payload.get("cli_version")
         meta.version = version if isinstance(version, str) else None
-        source = payload.get("source")
-        if isinstance(source, dict) and source.get("subagent"):
-            label = f"subagent: {source['subagent']}"
+        label = _subagent_label(payload)
+        if label:
             meta.version = f"{meta.version} ({label})" if meta.version else f"({label})"
         meta.start_time = norm_iso(payload.get("timestamp")) or ts
         if isinstance(payload.get("model"), str):
@@ -251,9 +297,13 @@ class _CodexState:
     def compacted(self, payload: dict, ts: str | None, line: int) -> None:
         text = payload.get("message") or payload.get("summary")
         if not isinstance(text, str) or not text.strip():
-            history = payload.get("replacement_history")
-            kept = len(history) if isinstance(history, list) else 0
-            text = f"compacted (no summary text; {kept} history items kept)"
+            text = _history_summary(payload.get("replacement_history")) or ""
+        if useless_summary(text):
+            # an instant /compact, a remote compaction (replacement_history keeps an encrypted item and a few
+            # recent user messages, not necessarily the task) or a bare template: the event marks the compaction,
+            # the state comes from the raw events
+            self.report.ignored["useless_compaction_summary"] += 1
+            text = ""
         self.sink.add("compaction", text=cap(text, self.caps.text, self.report), timestamp=ts, line=line)
 
 

@@ -34,6 +34,7 @@ import re
 from pipeline.transcripts.common import Caps, EventSink, call_text, cap, norm_iso, text_of, type_tag
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_jsonl
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 #: Envelope types seen in real files that carry nothing for the event stream (FORMATS.md §2 list).
@@ -220,7 +221,9 @@ class _CopilotState:
 
     def compaction(self, data: dict, ts: str | None, line: int) -> None:
         summary = data.get("summaryContent")
-        if isinstance(summary, str) and summary.strip():
+        if isinstance(summary, str) and summary.strip() and useless_summary(summary):
+            self.report.ignored["useless_compaction_summary"] += 1
+        elif isinstance(summary, str) and summary.strip():
             self.sink.add("compaction", text=cap(summary, self.caps.text, self.report), timestamp=ts, line=line)
         else:
             self.report.ignored["compaction_without_summary"] += 1

@@ -40,6 +40,7 @@ from pipeline.transcripts.common import (
 )
 from pipeline.transcripts.model import Event, ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_json_items, read_json_object_head
+from pipeline.transcripts.summaries import useless_summary
 from pipeline.transcripts.targets import main_target
 
 _TASK_ID = re.compile(r"\s*task_id:\s*(ses_[A-Za-z0-9]+)")  # the child session a later task call can resume
@@ -184,6 +185,9 @@ class _OpencodeState:
                 self.report.unknown_types[f"part:{ptype}"] += 1
         if text_event is not None:
             text_event.text = cap("\n\n".join(texts), self.caps.text, self.report)
+            if summary and useless_summary(text_event.text):  # the bare template: "## Goal - (none) …"
+                self.report.ignored["useless_compaction_summary"] += 1
+                text_event.text = ""
 
     def tool_part(self, part: dict, ts: str | None, number: int, session_id: str | None) -> None:
         name = part.get("tool") if isinstance(part.get("tool"), str) else None
@@ -288,4 +292,20 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None 
     state = _OpencodeState(sink, caps, report)
     for number, message in iter_json_items(path, prefix, report, limit):
         state.message(message, number)
+    return sink.finish()
+
+
+def read_export(document: dict, path: str, fmt: str, report: ReadReport, caps: Caps) -> Transcript:
+    """Read an export-shaped ``document`` already in memory (``{"info": …, "messages": [{info, parts}]}``, as
+    ``opencode_db.export_session`` builds from a database) into a ``Transcript`` whose ``meta.path`` is ``path``.
+    ``Event.line`` is the 1-based message number.  Never raises for content."""
+    meta = TranscriptMeta(harness="opencode", format=fmt, path=path)
+    sink = EventSink(meta, report)
+    _export_meta(meta, document.get("info"))
+    state = _OpencodeState(sink, caps, report)
+    messages = document.get("messages")
+    for number, message in enumerate(messages if isinstance(messages, list) else [], 1):
+        report.records += 1
+        if isinstance(message, dict):
+            state.message(message, number)
     return sink.finish()

@@ -1,7 +1,10 @@
 """Input safety checks before reading a transcript (DESIGN.md "Transcript formats": input safety).
 
 Refuse symlinks, enforce an optional trusted root (``DUCK_TAPE_TRUSTED_ROOT``) and a size cap
-(``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``; default 5 MiB on hook paths, raised by batch/explicit recovery).
+(``DUCK_TAPE_MAX_TRANSCRIPT_BYTES`` or ``--max-bytes``; default 1 GiB everywhere, issue 14).
+
+The cap exists for people who want one, not to skip real sessions: a session that reaches compaction is
+typically 8-46 MB and can be 100 MB or more, so a default that skips it would leave the restore nothing fresh.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from stat import S_ISLNK, S_ISREG
 from pipeline.errors import InputError
 from pipeline.transcripts.source import NOT_REGULAR
 
-HOOK_MAX_BYTES = 5 * 1024 * 1024  # 5 MiB, DESIGN.md default for hook paths
-RECOVER_MAX_BYTES = 256 * 1024 * 1024  # explicit recovery: 256 MiB unless raised by flag/env
+DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
+"""1 GiB: the default cap of every path (issue 14: the sessions that compact are the big ones)."""
+HOOK_MAX_BYTES = DEFAULT_MAX_BYTES  # hook paths: checkpoint, extract-raw, restore
+RECOVER_MAX_BYTES = DEFAULT_MAX_BYTES  # explicit recovery, resume, batch
 
 
 def max_bytes_from_env(default: int) -> int:
@@ -32,6 +37,12 @@ def max_bytes_from_env(default: int) -> int:
     if value <= 0:
         raise InputError(f"DUCK_TAPE_MAX_TRANSCRIPT_BYTES must be a positive integer (bytes), got {raw!r}")
     return value
+
+
+def over_cap_message(size: int, max_bytes: int) -> str:
+    """The reason printed when the cap applies: both sizes, and what to set to read the file."""
+    return (f"transcript is {size} bytes, over the cap of {max_bytes} bytes (raise it with --max-bytes {size} "
+            f"or DUCK_TAPE_MAX_TRANSCRIPT_BYTES={size}; unset, the cap is {DEFAULT_MAX_BYTES} bytes)")
 
 
 #: lstat errors that mean "not there", as pathlib treats them
@@ -100,10 +111,6 @@ def checked_transcript(path: str | os.PathLike, *, max_bytes: int,
             raise InputError("path goes through a symlink; refusing", path=p)
     size = st.st_size
     if size > max_bytes:
-        raise InputError(
-            f"transcript is {size} bytes, over the cap of {max_bytes} bytes "
-            "(raise it with --max-bytes or DUCK_TAPE_MAX_TRANSCRIPT_BYTES)",
-            path=p,
-        )
+        raise InputError(over_cap_message(size, max_bytes), path=p)
     return resolved, size
 

@@ -6,7 +6,10 @@ Rules (DESIGN.md "Approval" and "Stages"; task brief):
   right after an assistant message that proposed something ("I propose / I suggest / I recommend…",
   "Shall I / Should I / Want me to / Would you like me to…?", a list of options).  The entry is
   ``APPROVED: <the proposal> - user approved ("<reply>")``.  "continue", "next", "go on" or a bare letter or
-  number alone are not approval; "yes, but…" is not a plain approval (its instructions are read instead);
+  number alone are not approval, except a bare label answering a message that lists options and ends on a
+  question ("Which one?" - "2": option 2 APPROVED, of two options the other REJECTED); a proposal that only
+  offers to start the work ("Shall I start building it?", "Quer que eu comece?") is a go-ahead, not a decision;
+  "yes, but…" is not a plain approval (its instructions are read instead);
 * "option 2" / "let's do B" / "the second one" picks that item of the proposal's numbered or lettered list;
 * "no" / "nope" to a proposal (or, when the message proposed nothing, to the plan it stated: "I'll add X…")
   rejects it, unless the reply names what to reject and what to use instead; once a "no" reply has turned
@@ -67,6 +70,8 @@ _LIMIT = lazy_re(
     r"不能|无法|没有|不支持|없|못|できない|ない",
     re.I,
 )
+_BARE_LABEL = lazy_re(r"^\s*(?:#\s*)?([0-9]{1,2}|[A-Za-z])\s*[.)!]*\s*$")
+PICK_WINDOW = 800  # characters: the options list must end this close to the end of the question's message
 _QUALIFIER = lazy_re(r"^(?:but|though|however|except|although|wait|hold\s+on|actually)\b", re.I)
 _CONTRA = lazy_re(r"\b(?:but|instead|don't|do\s+not|not|no|rather|however|wait|hold\s+on|actually|except)\b", re.I)
 _REJECT_HEAD = lazy_re(r"^\s*(?:no|nope|nah|not\s+really|no\s+thanks)(?![\w'’])[\s,.!:;-]*", re.I)
@@ -152,8 +157,10 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
     ev = s.events[i]
     base = len(ev.text) - len(ev.text.lstrip())
     text = ev.text[base:].rstrip()
-    if not text or _CONTROL_ONLY.match(text):
+    if not text:
         return []
+    if _CONTROL_ONLY.match(text):
+        return _bare_pick(s, i, text)
     prev = s.prev_assistant(i)
     prev_text = s.events[prev].text if prev is not None else ""
     out: list[Found] = []
@@ -199,7 +206,7 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
         )
         if plain:
             prop = proposals.proposal_in(prev_text)
-            if prop is not None:
+            if prop is not None and not proposals.is_go_ahead(prop[0]):  # "yes" to "shall I start?" is workflow
                 what, a, b = prop
                 out.append(Found(APPROVED, what, f'user approved ("{reply}")', prev, a, b, i, 0, "user-approval"))
             out.extend(_answered_choice(s, i, prev, reply))
@@ -221,6 +228,44 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
                 found.insert(0, Found(REJECTED, what, f'user said "{reply}"', prev, a, b, i, 0, "user-rejection"))
         return found
     return _instructions(s, i, text, offset=base)
+
+
+def _bare_pick(s: Scan, i: int, text: str) -> list[Found]:
+    """A bare "2" / "b" answering an assistant message that lists options and ends on a question ("Which one?"):
+    that option APPROVED, and of two options the other REJECTED.  The list must be the message's last one and
+    close to its end (``PICK_WINDOW`` characters), so a number never picks an item of an earlier list."""
+    m = _BARE_LABEL.match(text)
+    prev = s.prev_assistant(i) if m else None
+    if prev is None:
+        return []
+    prev_text = s.events[prev].text.rstrip()
+    tail = prev_text[-PICK_WINDOW:]
+    if "?" not in tail[tail.rfind("\n\n") + 1:] and "？" not in tail:
+        return []
+    run = _last_run(proposals.options_in(prev_text))
+    if len(run) < 2 or run[-1][3] < len(prev_text) - PICK_WINDOW:
+        return []
+    label = m.group(1).lower()
+    hit = next((o for o in run if o[0] == label), None)
+    if hit is None:
+        return []
+    q = clip(strip_markup(prev_text[prev_text.rfind("\n", 0, len(prev_text) - 1) + 1:]), 100)
+    out = [Found(APPROVED, hit[1], f'user answered "{text.strip()}" to "{q}"', prev, hit[2], hit[3], i, 0, "user-approval")]
+    if len(run) == 2:
+        other = run[1] if run[0] is hit else run[0]
+        out.append(Found(REJECTED, other[1], f'user picked option {label} instead ("{q}")', prev, other[2], other[3], i, 1,
+                         "user-rejection"))
+    return out
+
+
+def _last_run(opts: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int]]:
+    """The last run of consecutively labelled options (1, 2, 3… or a, b, c…) of ``options_in``."""
+    run: list[tuple[str, str, int, int]] = []
+    for o in opts:
+        prev = run[-1][0] if run else None
+        nxt = None if prev is None else (str(int(prev) + 1) if prev.isdigit() else chr(ord(prev) + 1))
+        run = run + [o] if o[0] == nxt else [o]
+    return run
 
 
 def _content(text: str) -> set[str]:

@@ -73,6 +73,7 @@ PATTERNS: tuple[Pat, ...] = (
     _p("using-lead", r"^(?:(?:so|ok(?:ay)?|instead|now)\s*,?\s+)?(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?using\s+", APPROVED, needs="reason", tool_filter=True, keys=('usi',)),
     _p("gerund-lead", r"^(?:(?:so|ok(?:ay)?|instead|now)\s*,?\s+)?(?P<verb>moving|putting|keeping|replacing|storing|caching|wrapping|splitting|pinning)\s+", APPROVED, needs="reason", keys=('mov', 'put', 'kee', 'rep', 'sto', 'cac', 'wra', 'spl', 'pin')),
     _p("use-instead", r"\buse\s+(?=\S.{0,120}?\s(?:instead\s+of|rather\s+than)\s)", APPROVED, tool_filter=True, keys=('use',)),
+    _p("used-instead", r"(?:^[\s>*+-]*(?:\*\*)?|\b(?:I|we)\s+(?:have\s+|'ve\s+)?)used\s+(?=\S.{0,120}?\s(?:instead\s+of|rather\s+than)\s)", APPROVED, tool_filter=True, keys=('use',)),
     # --- option before the trigger
     _p("didnt-work", r"\s+(?:didn't|did\s+not|doesn't|does\s+not|don't|do\s+not|won't|will\s+not|wouldn't|would\s+not|isn't\s+going\s+to|is\s+not\s+going\s+to|can't|cannot|never)\s+(?:actually\s+|really\s+)?work(?:s|ed)?\b", REJECTED, side="before", keys=('wor',)),
     _p("works-but", r"\s+(?:would|could|will|does|do)?\s*(?:still\s+)?work(?:s|ed)?\s*,?\s+but\s+(?:it\s+|it's\s+|is\s+|'s\s+|would\s+be\s+|seems\s+|feels\s+)*(?=(?:overly|too|unnecessarily|needlessly|way\s+too|overkill|fragile|brittle|slow|complex|complicated|messy|hacky)\b)", REJECTED, side="before", keys=('wor',)),
@@ -98,7 +99,7 @@ _TRIGGER_SRC = (
     r"p(?:icked|icking|ick\s|refer|lan\s+is|utting\s|inning\s|roceed)|k(?:eeping\s)|c(?:aching\s)|r(?:ul(?:ed|ing|e)\s+out|evert|ight\s+(?:option|approach|choice|call)|ecommended\s)|"
     r"s(?:ettl|witch|tick|tuck\s+with|taying\s+with|elected|electing|implest|afest|trategy\s+is|olution\s+is|crapp|"
     r"toring\s|plitting\s)|"
-    r"t(?:ried|rying)|u(?:se\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ins?\s+(?:out\s+)?over|on\s+(?:out\s+)?over|ork|rapping\s))"
+    r"t(?:ried|rying)|u(?:se\s|sed\s|sing\s)|w(?:ent\s+with|ay\s+to\s+go|inning|ins?\s+(?:out\s+)?over|on\s+(?:out\s+)?over|ork|rapping\s))"
 )
 TRIGGER = lazy_re(_TRIGGER_SRC)
 TRIGGER_ANYCASE = lazy_re(_TRIGGER_SRC, re.IGNORECASE)

@@ -191,7 +191,7 @@ def split_tail(tail: str, *, over: bool) -> tuple[str, str | None, str | None]:
     return x, None, full[m.end():]
 
 
-_ALT_FOR = lazy_re(r"^(?P<y>(?:[\w`.'/+-]+\s+){0,2}?[\w`.'/+-]*[\w`'])\s+(?P<p>for\s+(?:[\w`.'/+-]+\s*){1,5})(?P<rest>.*)$", re.IGNORECASE)
+_ALT_FOR = lazy_re(r"^(?P<y>(?:[\w`.'/+-]+\s+){0,2}?[\w`.'/+-]*[\w`'])\s+(?P<p>for\s+(?:(?:[\w`.'/+-]|\(\))+\s*){1,5})(?P<rest>.*)$", re.IGNORECASE)
 #: verbs whose object is "for …" ("waiting for the lock"): the "for" is not a purpose there
 _FOR_VERB = lazy_re(r"\b(?:wait|look|search|ask|check|test|account|pay|allow|call|prepar|hop|aim|opt|vot|argu)\w*$", re.IGNORECASE)
 _ALT_PAREN = lazy_re(r"^(?P<y>.*?)\s*\((?P<r>[^()]{3,})\)\s*[.!]*$")

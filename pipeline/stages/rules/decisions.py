@@ -28,7 +28,9 @@ Merge rule (dedupe and reversals): entries are ordered by the time of the event 
 are *about the same thing* when their normalized ``what`` is equal; with the same status also when their
 content words are near-identical; with opposite statuses also when they overlap strongly or one's content
 words are a subset of the other's.  An entry whose subject already stands with the same status is a duplicate
-and is dropped (a replayed history, the same sentence in two messages).  An entry with the opposite status is
+and is dropped (a replayed history, the same sentence in two messages).  The same action restated by the same
+speaker with another scope qualifier ("delete the source files, keeping the Justfile" then "… (not the plugin
+scripts)") is one choice: the later wording replaces the earlier.  An entry with the opposite status is
 kept (the log stays append-only and chronological) and, when it rejects something approved earlier, the
 earlier approvals get "(later rejected)" appended to their reasoning, so the final state wins and no earlier
 approval reads as still standing.
@@ -50,6 +52,8 @@ REASON_LIMIT = phrases.REASON_LIMIT
 LATER_REJECTED = " (later rejected)"
 PRONOUN_LOOKBACK = 15  # events
 LATENT = "latent"  # origin of a plan kept only if later rejected (merge)
+#: where an entry's qualifier starts: ", keeping …", ", not …", " (except …)", " - …"
+_QUALIFIER = lazy_re(r",\s+(?:keeping|leaving|not|but\s+not|except|excluding|without|sem|n[aã]o|sin|no)\s|\s+\((?:not|except|excluding|keeping|without)\s", re.IGNORECASE)
 SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
 _OPTION_NAME = lazy_re(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
 _DENIED = lazy_re(
@@ -376,6 +380,24 @@ class _Group:
     status: str
     members: list[int]
     origin: str = ""
+    head: str = ""
+
+
+def _key(what: str) -> str:
+    """``norm_key``, or for a text in a script it drops entirely (Chinese, Korean, Japanese: "改用数据库") the text
+    itself, lower case and one-spaced, so such an entry is still kept and deduplicated."""
+    return norm_key(what) or " ".join(what.lower().split())
+
+
+def _head(what: str) -> str:
+    """The action an entry qualifies ("delete the source files" of "delete the source files, keeping the
+    Justfile" or "… (not the scripts)"), normalized; "" when ``what`` has no qualifier or the action is under
+    three content words."""
+    m = _QUALIFIER.search(what)
+    if m is None:
+        return ""
+    lead = what[: m.start()]
+    return norm_key(lead) if len(tokens(lead)) >= 3 else ""
 
 
 def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool, origin: str = "") -> bool:
@@ -398,12 +420,12 @@ def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool, 
 def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
     """Dedupe and order candidates by the module's merge rule; returns the kept ones, chronological."""
     cands = sorted(cands, key=lambda c: (c.at, c.order))
-    originals = [(norm_key(c.what), tokens(c.what)) for c in cands if c.origin != "compaction-summary"]
+    originals = [(_key(c.what), tokens(c.what)) for c in cands if c.origin != "compaction-summary"]
     kept: list[Cand] = []
     dropped: set[int] = set()
     groups: list[_Group] = []
     for c in cands:
-        key = norm_key(c.what)
+        key = _key(c.what)
         if not key:
             continue
         toks = tokens(c.what) or frozenset(key.split())
@@ -413,6 +435,15 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
         ):
             continue
         group = next((g for g in reversed(groups) if _same_subject(key, toks, g, opposite=False, origin=c.origin)), None)
+        if group is None and c.origin != LATENT:
+            head = _head(c.what)
+            again = next((g for g in reversed(groups) if g.status == c.status and g.origin == c.origin and head
+                          and g.head == head), None) if head else None
+            if again is not None:  # the same action restated with another qualifier: the later wording stands
+                dropped.update(k for k in again.members if kept[k].status == c.status)
+                kept.append(c)
+                again.members = [k for k in again.members if k not in dropped] + [len(kept) - 1]
+                continue
         if group is None:
             group = next((g for g in reversed(groups) if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
         if group is not None and group.status == c.status:
@@ -425,7 +456,7 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
             continue  # a plan sentence never reopens a subject already decided the other way
         kept.append(c)
         if group is None:
-            groups.append(_Group(key, toks, c.status, [len(kept) - 1], c.origin))
+            groups.append(_Group(key, toks, c.status, [len(kept) - 1], c.origin, _head(c.what)))
             continue
         if c.status == REJECTED:
             for idx in group.members:

@@ -20,8 +20,10 @@ Kinds and sources:
 * code-review findings (``reviews``) are ``subagent`` facts; sentences of the ``findings`` families (gap,
   placement, measured change, dead end, cause, environment; several languages) are facts of the matching kind,
   a measured change only when its figures come from this turn's tool output; a user's hindsight lesson
-  (``findings.LESSON``) is a constraint.  A sub-agent's file listings, "created X" lines and usage notes are
-  not findings.
+  (``findings.LESSON``) is a constraint.  A sub-agent's file listings, "created X" lines, usage notes and
+  descriptions of code ("Uses a list comprehension: …", "`lint`: Lint the code", "`[[1], [2]]` → `[1, 2]`") are
+  not findings.  Neither are an assistant sentence that leads into a list (ends with a colon) nor the agent's
+  own inability ("Therefore, I cannot push the changes.", "não consigo…", "我无法…"): its cause is the fact.
 Compaction summaries only fill space left over, and only with facts no other event states.  A main-thread
 message repeated verbatim is read once.  Never from tool output, reasoning or sub-agent chatter.
 
@@ -116,6 +118,19 @@ _SELF_TALK = lazy_re(
     r"I\s+am\s+going|now\b|next\b|first\b|then\b|I\s+should|we\s+need\s+to|time\s+to|let\s+us)",
     re.I,
 )
+#: the agent saying what it cannot do ("Therefore, I cannot stage, commit, or push the changes.", "Não consigo
+#: acessar o repositório.", "No puedo continuar.", "我无法推送这些更改。"): a consequence of a failure whose cause
+#: is the fact (``trials`` states it), not a fact of its own
+_SELF_UNABLE = lazy_re(
+    r"^(?:(?:therefore|so|thus|hence|for\s+now|at\s+this\s+point|unfortunately|however|sadly|as\s+a\s+result|still|"
+    r"because\s+of\s+this|given\s+this|this\s+means|portanto|ent[aã]o|por\s+isso|infelizmente|por\s+ahora|por\s+eso|"
+    r"lamentablemente|sin\s+embargo|所以|因此|目前)\s*[,，]?\s*)*"
+    r"(?:(?:I|we)\s*(?:cannot|can't|can\s+not|couldn't|could\s+not|am\s+unable|'m\s+unable|are\s+unable|'re\s+unable|"
+    r"was\s+unable|were\s+unable|am\s+not\s+able|'m\s+not\s+able|won't\s+be\s+able|still\s+cannot|still\s+can't)\b|"
+    r"(?:eu\s+|n[oó]s\s+|yo\s+)?n[aã]?o\s+(?:consigo|conseguimos|consegui|posso|podemos|puedo|pude|podemos)\b|"
+    r"(?:我|我们)(?:暂时|目前|现在|仍然|还是)?(?:无法|不能|没法|没办法))",
+    re.I,
+)
 _OTHER = lazy_re(
     r"\b(?:confirmed|verified)\s+that\b|\b(?:found|noticed|discovered|realized|learned)\s+that\b|^(?:note|important|fyi|heads\s+up)\s*:",
     re.I,
@@ -145,9 +160,10 @@ _DIGIT = lazy_re(r"\d")
 #: "Created / Added / Wrote X", usage instructions ("To run it…", "Usage:", "Run `x` to…")
 _SUB_NOT_FINDING = lazy_re(
     r"^(?:[-*•]\s*)?(?:`?[\w./-]+\.\w{1,5}`?(?:\s*(?:&|and|,)\s*`?[\w./-]+\.\w{1,5}`?)*\s*\(\d[\d,-]*\s+lines?\)|"
-    r"files?\s*:|`?[\w./-]+\.\w{1,5}`?\s*:\s+[A-Z]|(?:created|added|wrote|generated|implemented|made|built)\s+(?:a\s+|an\s+|the\s+)?"
+    r"files?\s*:|examples?\s*:|e\.g\.|(?:\w+\s*:\s*)?`[^`\n]+`\s*(?:→|->|=>|==?)\s*`?[^`\n]+`?\s*$|`?[\w./-]+\.\w{1,5}`?\s*:\s+[A-Z]|`[^`\n]{1,40}`\s*:\s+[A-Z]|(?:created|added|wrote|generated|implemented|made|built)\s+(?:a\s+|an\s+|the\s+)?"
     r"(?:new\s+)?`?[\w./-]+|(?:[\w ]{1,25}:\s*)?(?:raises|returns|tests?\s+that|handles|accepts|takes|checks\s+that)\b|"
-    r"[\w ]{1,30}:\s*`?[\w./~-]+`?$|(?:load|read|open|save|write|run|call|compute|apply)\s+(?:the\s+)?[\w-]+\s+[\w-]+\s+from\b|to\s+(?:use|run|start|try)\s+(?:it|this|the)|usage\s*:|run\s+`[^`]+`\s+to\b|you\s+can\s+(?:now\s+)?(?:run|use|call))",
+    r"[\w ]{1,30}:\s*`?[\w./~-]+`?$|(?:uses|tests?|contains|implements|provides|supports|defines|includes|calculates|computes|"
+    r"reverses|flattens|inverts|converts|parses|iterates|validates)\b[^:\n]{0,60}:\s|(?:load|read|open|save|write|run|call|compute|apply)\s+(?:the\s+)?[\w-]+\s+[\w-]+\s+from\b|to\s+(?:use|run|start|try)\s+(?:it|this|the)|usage\s*:|run\s+`[^`]+`\s+to\b|you\s+can\s+(?:now\s+)?(?:run|use|call))",
     re.I,
 )
 #: a state the sub-agent observed ("main is 7 commits ahead of origin", "working tree is clean", "3 tests fail")
@@ -263,8 +279,8 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
     for k in sorted(picked):
         a, b = spans[k]
         sent = strip_markup(text[a:b].replace("’", "'"))
-        if len(sent) < 12 or sent.endswith("?") or _HYPO.search(sent):
-            continue
+        if len(sent) < 12 or sent.endswith(("?", ":", "：")) or _HYPO.search(sent) or _SELF_UNABLE.match(sent):
+            continue  # a question, a lead-in to a list, a hypothesis, the agent's own inability
         if _ROOT.search(sent) and (not _ROOT_NEEDS_FAILURE.match(sent) or _FAILURE_WORD.search(sent)):
             out.append(_cand("root_cause", s, i, a, b, sent))
         elif _QUIRK.search(sent) and not _SELF_TALK.match(sent):
@@ -275,7 +291,7 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         elif _OTHER.search(sent) and not _SELF_TALK.match(sent):
             out.append(_cand("fact", s, i, a, b, sent))
         elif _MEASURE.search(sent) and not _SELF_TALK.match(sent):
-            if not _LABEL.match(sent) or _measured(s, i, sent):
+            if not _LABEL.match(sent) or _measured(s, i, sent, every=True):
                 out.append(_cand("fact", s, i, a, b, sent))
         elif not _SELF_TALK.match(sent):
             family = findings.kind_of(sent)
@@ -290,22 +306,26 @@ _LABEL = lazy_re(r"^[\w .&/-]{1,40}:\s")
 MEASURE_LOOKBACK = 40  # events before a measured claim searched for its numbers
 
 
-def _measured(s: Scan, i: int, sent: str) -> bool:
+def _measured(s: Scan, i: int, sent: str, *, every: bool = False) -> bool:
     """Whether a number of ``sent`` (one with a decimal or two digits) appears in a tool result or sub-agent
     result of this turn (back to the previous user prompt, at most ``MEASURE_LOOKBACK`` events): a measured
-    finding, not a plan's estimate ("4 agents, 330 min vs 1095 min sequential").  A compaction summary's
-    figures were measured before it was written and count."""
+    finding, not a plan's estimate ("4 agents, 330 min vs 1095 min sequential").  With ``every`` each such
+    number must appear there: a "Label: 5 agents vs 12 = 58% less" line whose result is worked out, not
+    measured, does not count.  A compaction summary's figures were measured before it was written and count."""
     if s.events[i].kind == "compaction":
         return True
-    nums = _NUM.findall(sent)
+    nums = set(_NUM.findall(sent))
     if not nums:
         return False
+    seen: set[str] = set()
     for j in range(i - 1, max(-1, i - 1 - MEASURE_LOOKBACK), -1):
         ev = s.events[j]
         if ev.kind in ("user_prompt", "compaction"):
             break
-        if ev.kind in ("tool_result", "subagent_result") and any(n in ev.text for n in nums):
-            return True
+        if ev.kind in ("tool_result", "subagent_result"):
+            seen.update(n for n in nums if n in ev.text)
+            if seen and (not every or seen == nums):
+                return True
     return False
 
 

@@ -94,6 +94,15 @@ _HINT_LATIN = lazy_re(  # on lower-cased text, grouped by first letter (one disp
     r"o(?:pt(?:amos|ei|[eé])\s+por)|v(?:amos\s|ou\s+usar|oy\s+a\s+usar)|u(?:saremos|semos)|m(?:elhor|ejor)\s)"
 )
 _HINT_CJK = lazy_re(r"[用弃排选决改]|대신|말고|보다는|쓰지|사용하지|제외|ではなく|じゃな|代わり|使わ|やめ|採用|見送")
+#: an inability stated around the choice ("não consigo usar X em vez de Y", "无法用 X 代替 Y", "X 대신 Y를 사용할 수
+#: 없습니다", "YではなくXを使うことができません"): a report of what blocks the work, no decision
+_UNABLE_BEFORE = lazy_re(
+    r"(?:(?:n[aã]o|no)\s+(?:consigo|conseguimos|consegui|posso|podemos|pude|puedo|pudimos|consegue|puede|"
+    r"foi\s+poss[ií]vel|[eé]\s+poss[ií]vel|es\s+posible|fue\s+posible)|incapaz(?:es)?\s+de|imposs[ií]vel|imposible)"
+    r"\s+(?:\w+\s+){0,2}$|(?:无法|不能|没法|没办法|不可能)\s*$",
+    re.IGNORECASE,
+)
+_UNABLE_AFTER = lazy_re(r"^\S{0,6}\s*(?:수\s*(?:가\s*)?없|못\s*하|못했|ことができ(?:ません|ない)|できません|できない|できず|られません)")
 _SENT = lazy_re(r"[^.。!！?？\n]+[.。!！?？]?")
 _PARTICLE = lazy_re(r"(?:을|를|은|는|이|가|로|으로|を|は|が|で|に|の)$")
 
@@ -124,6 +133,10 @@ def hits(text: str) -> list[tuple[str, str, str | None, str | None, int, int]]:
                 continue
             for m in rx.finditer(sent):
                 if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                if _UNABLE_BEFORE.search(sent[max(0, m.start() - 40): m.start()]) or (
+                    not lat and _UNABLE_AFTER.match(sent[m.end(): m.end() + 20])
+                ):
                     continue
                 kind = _STATUS[name]
                 gd = m.groupdict()

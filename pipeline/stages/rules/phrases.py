@@ -7,7 +7,9 @@ reasoning by ``clauses``.
 
 Guards: questions, hypotheticals ("if / whether / could / might / should we / I suggest / I'd…" before the
 trigger) and proposals are not decisions; a negation right before an approving trigger ("we're not going with
-X") makes it a rejection.  Tool-usage chatter ("I'll use grep to…") is not a decision.
+X") makes it a rejection.  An agent's inability right before the trigger ("I am unable to proceed with X", "I
+cannot go ahead with X") is no decision at all (from the user it is a negation).  Tool-usage chatter ("I'll use
+grep to…") is not a decision.
 
 ``hits_in(text, origin)`` is linear in ``len(text)``: one combined trigger search over the lower-cased text
 decides which lines are split into sentences at all.
@@ -82,6 +84,13 @@ _HYPOTHETICAL = lazy_re(
 )
 _HYPOTHETICAL_WEAK = lazy_re(r"\b(?:when|whenever|once|until|can|any|whichever|or\s+not)\b", re.IGNORECASE)
 _NEGATED = lazy_re(r"(?:\bnot|n't|\bnever|\bno\s+longer)\s+(?:\w+\s+)?$", re.IGNORECASE)
+#: an inability right before the trigger ("I am unable to proceed with X", "I cannot go ahead with X", "we're not
+#: able to switch to X"): from the agent a report of what blocks the work, neither a choice nor a rejection
+_UNABLE = lazy_re(
+    r"(?:\bunable\s+to|\bnot\s+able\s+to|\bcannot|\bcan't|\bcan\s+not|\bcouldn't|\bcould\s+not|\bimpossible\s+to|"
+    r"\bno\s+way\s+to|\bfail(?:ed|s)?\s+to|\bwon't\s+be\s+able\s+to)\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
 _TOOLISH = lazy_re(
     r"^(?:the\s+|a\s+)?(?:\w+[\s-]+)?(?:tool|tools|command|function|script|subagent|agent|mcp)\b|^(?:the\s+)?"
     r"(?:read|edit|write|bash|grep|glob|ls|task|todowrite|todo|webfetch|websearch|multiedit|find|sed|awk|cat|rg|"
@@ -102,6 +111,18 @@ _KEEP_STYLE = lazy_re(
     re.IGNORECASE,
 )
 _PROCEED_SUBJECT = lazy_re(r"\b(?:we|let's|let\s+us|I'll|I'm|I\s+will|I\s+am|we're|we'll|decided\s+to|going\s+to)\b[^.]{0,25}$", re.IGNORECASE)
+#: "proceed with the requested Git operations", "go ahead with the remaining steps": the object is the work in hand
+#: (a generic work noun heads it, before any "from / in / on …" phrase), so the sentence narrates the task
+_TASK_HEAD = lazy_re(
+    r"^(?:(?:the|these|those|this|that|my|our|your|all|all\s+the|any)\s+)?(?:[\w.`'/-]+\s+){0,3}?"
+    r"(?:operations?|changes?|tasks?|requests?|steps?|work|commands?|edits?|instructions?|updates?|modifications?|"
+    r"actions?|process|job|rest|remainder|implementation|execution|procedure|sequence)$",
+    re.IGNORECASE,
+)
+_TASK_TAIL = lazy_re(
+    r"\s+(?:from|in|on|for|to|at|of|as|using|into|inside|within|via|by|against|under|across|that|which|now|here|first)\b.*$",
+    re.IGNORECASE,
+)
 _CHOICE_LEAD = lazy_re(r"^(?:move\s+forward\s+with|proceed\s+with|go\s+ahead\s+with|go\s+with|run\s+with|stick\s+with)\s+", re.IGNORECASE)
 #: a sentence that states a cause: the reason of a choice in the next sentence
 _CAUSE = lazy_re(
@@ -215,7 +236,10 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
     status = pat.status
     if pat.side == "after":
         prefix = sent[: m.start()]
-        if _NEGATED.search(prefix) and status == APPROVED:
+        unable = bool(_UNABLE.search(prefix[-60:]))
+        if unable and origin != "user":
+            return None  # the agent reports what blocks it; the user's "we can't go with X" turns X down
+        if (unable or _NEGATED.search(prefix)) and status == APPROVED:
             status = REJECTED
         if _guarded(prefix, status):
             return None
@@ -319,6 +343,8 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
             alt_clean = clean(neg.group("y"))
     if pat.needs == "reason" and not (reason or alt_clean):
         return None
+    if pat.name == "proceed-with" and not (reason or alt_clean) and _TASK_HEAD.match(_TASK_TAIL.sub("", what)):
+        return None  # "I will proceed with the Git operations from the repo root" carries out the request
     if pat.needs == "alt" and not alt_clean:
         return None
     focus = a + m.start()

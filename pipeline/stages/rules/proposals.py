@@ -76,6 +76,29 @@ _GENERIC = lazy_re(
     r"go\s+on|move\s+on|get\s+started|continue\s+with\s+(?:the\s+)?(?:next|rest)\b.*)\W*$",
     re.I,
 )
+#: a proposal to start the work itself ("Shall I start building the importer?", "Quer que eu comece a criar o
+#: programa?", "¿Quieres que empiece a escribir los tests?", "要我开始写代码吗？", "구현을 시작할까요?", "実装を始めま
+#: しょうか？"): a go-ahead for the task, no choice between alternatives
+_START_HEAD = lazy_re(
+    r"^(?:(?:now|then|just|go\s+ahead\s+and)\s+)?(?:start(?:ing)?|begin(?:ning)?|get\s+started|get\s+going|kick\s+off|"
+    r"commence|com(?:e[cç]|ec)(?:e|ar|o|emos)|inici(?:e|ar|o|emos)|empie(?:ce|zo)|empezar|empecemos|comien(?:ce|zo)|"
+    r"comenzar|comencemos)(?![\w])|^(?:现在|马上)?(?:开始|着手)",
+    re.IGNORECASE,
+)
+_START_TAIL = lazy_re(r"(?:시작|착수|始め|開始|着手)\s*$")
+_CHOICE_WORD = lazy_re(
+    r"\b(?:us(?:e|ing|ar|ando)|instead|rather|over|em\s+vez|en\s+lugar|en\s+vez|switch\w*|migr\w*|troc\w*|cambi\w*|substitu\w*|reemplaz\w*)\b|而不是|迁移|改用|代替|替代|换成|대신|ではなく|の代わりに",
+    re.IGNORECASE,
+)
+
+
+def is_go_ahead(what: str) -> bool:
+    """True when a proposal only offers to start the work ("start creating the program", "comece a criar o
+    programa", "开始写代码", "구현을 시작"), naming no choice ("start using Redis instead of Memcached" is one)."""
+    what = what.strip()
+    return bool(_START_HEAD.match(what) or _START_TAIL.search(what)) and not _CHOICE_WORD.search(what)
+
+
 #: a question whose object is a pronoun ("add it as a migration", "do that now") points back at the proposal
 _PRONOUN_OBJECT = lazy_re(r"^(?:\w+\s+){1,2}(?:it|this|that|them|these|those)\b", re.I)
 _PLAN_SENTENCE = lazy_re(

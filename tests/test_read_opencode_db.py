@@ -1,0 +1,174 @@
+"""opencode's SQLite storage (issue 16): the 1.2 tables (session, message, part) and the newer session_message
+table in one database, a session from each recovered, read-only access, batch over a folder of .db files, and a
+database that cannot be read named with the way out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.errors import InputError
+from pipeline.transcripts import read_transcript
+from pipeline.transcripts.opencode_db import list_sessions
+
+V1 = "ses_4b1d9e2a7ffeA1q2w3e4r5t6y7"
+V2 = "ses_4b2e0f3c81aaZ9x8c7v6b5n4m3"
+ONLY_V2 = "ses_4b2f11d0930bQ1a2z3x4s5d6f7"
+T0 = 1767261600000  # 2026-01-01T10:00:00Z
+
+SCHEMA = """
+CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL);
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL,
+  directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL);
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
+  time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE session_message (id text PRIMARY KEY, session_id text NOT NULL, type text NOT NULL, seq integer NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+"""
+
+
+def _build(path: Path) -> Path:
+    con = sqlite3.connect(path)
+    con.executescript(SCHEMA)
+    con.execute("INSERT INTO project VALUES ('prj_1', '/home/dev/weather')")
+    for sid, title, t in ((V1, "units flag", T0), (V2, "retry the forecast fetch", T0 + 3_600_000)):
+        con.execute("INSERT INTO session VALUES (?, 'prj_1', NULL, ?, '/home/dev/weather', ?, '1.2.5', ?, ?)",
+                    (sid, title.replace(" ", "-"), title, t, t + 60_000))
+    # 1.2 tables: a user prompt, an assistant reply with a bash tool part and text
+    msgs = [
+        ("msg_01", {"role": "user", "time": {"created": T0}}),
+        ("msg_02", {"role": "assistant", "time": {"created": T0 + 5000}, "modelID": "claude-sonnet-4-5",
+                    "providerID": "anthropic", "path": {"cwd": "/home/dev/weather", "root": "/home/dev/weather"}}),
+    ]
+    for mid, data in msgs:
+        con.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, V1, data["time"]["created"],
+                                                                  data["time"]["created"], json.dumps(data)))
+    parts = [
+        ("prt_01", "msg_01", {"type": "text", "text": "add a --units flag (metric|imperial) to the forecast command; "
+                                                      "never touch the HTTP client"}),
+        ("prt_02", "msg_02", {"type": "tool", "tool": "bash", "callID": "call_1", "state": {
+            "status": "completed", "input": {"command": "pytest -q tests/test_cli.py"},
+            "output": "3 passed", "time": {"start": T0 + 6000, "end": T0 + 9000}}}),
+        ("prt_03", "msg_02", {"type": "text", "text": "Added --units to forecast in cli.py; metric is the default."}),
+    ]
+    for pid, mid, data in parts:
+        con.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (pid, mid, V1, T0, T0, json.dumps(data)))
+    # newer table: a session listed in `session`, and one that exists only in session_message
+    rows = [
+        (V2, "user", {"text": "the forecast fetch fails on timeouts; retry it three times", "files": [], "agents": [],
+                      "references": [], "time": {"created": T0 + 3_600_000}}),
+        (V2, "assistant", {"agent": "build", "model": {"id": "gpt-5.5", "providerID": "openai"}, "time": {
+            "created": T0 + 3_605_000, "completed": T0 + 3_620_000}, "content": [
+            {"type": "reasoning", "id": "r1", "text": "The fetch lives in weather/http.py."},
+            {"type": "tool", "id": "call_9", "name": "shell", "state": {
+                "status": "error", "input": {"command": "pytest -q"}, "content": [{"type": "text", "text": "1 failed"}],
+                "structured": {}, "error": {"type": "unknown", "message": "exit status 1"}},
+             "time": {"created": T0 + 3_606_000, "completed": T0 + 3_607_000}},
+            {"type": "text", "text": "Wrapped fetch_forecast in a retry with three attempts."}]}),
+        (V2, "compaction", {"reason": "auto", "summary": "Retry added to fetch_forecast; the timeout test still fails.",
+                            "time": {"created": T0 + 3_700_000}}),
+        (V2, "model-switched", {"model": {"id": "gpt-5.5-mini", "providerID": "openai"}, "time": {"created": T0 + 3_710_000}}),
+        (ONLY_V2, "user", {"text": "rename the --units flag to --system", "time": {"created": T0 + 7_200_000}}),
+    ]
+    for n, (sid, kind, data) in enumerate(rows):
+        con.execute("INSERT INTO session_message VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (f"evt_{n:02d}", sid, kind, n, data["time"]["created"], data["time"]["created"], json.dumps(data)))
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    return _build(tmp_path / "opencode.db")
+
+
+def test_sessions_from_both_table_sets_and_one_only_in_session_message(db):
+    rows = {r.id: r for r in list_sessions(str(db))}
+    assert set(rows) == {V1, V2, ONLY_V2}
+    assert rows[V1].sources == ("message",) and rows[V2].sources == ("session_message",)
+    assert rows[ONLY_V2].title is None and rows[ONLY_V2].sources == ("session_message",)
+    assert [r.id for r in list_sessions(str(db))][0] == ONLY_V2  # newest first
+
+
+def test_a_session_of_the_1_2_tables(db):
+    t = read_transcript(str(db), session=V1)
+    assert (t.meta.session_id, t.meta.cwd, t.meta.version, t.meta.format) == (V1, "/home/dev/weather", "1.2.5", "opencode-db")
+    assert [(e.kind, e.tool_name) for e in t.events] == [
+        ("user_prompt", None), ("tool_call", "bash"), ("tool_result", "bash"), ("assistant_text", None)]
+    assert t.events[2].text == "3 passed" and not t.events[2].is_error
+
+
+def test_a_session_of_the_session_message_table_with_a_renamed_tool(db):
+    t = read_transcript(str(db), session=V2)
+    assert [(e.kind, e.tool_name) for e in t.events] == [
+        ("user_prompt", None), ("reasoning", None), ("tool_call", "bash"), ("tool_result", "bash"),
+        ("assistant_text", None), ("compaction", None)]
+    assert t.events[3].is_error and t.events[3].text == "exit status 1"
+    assert t.events[-1].text == "Retry added to fetch_forecast; the timeout test still fails."
+    assert t.meta.model == "openai/gpt-5.5"
+
+
+def test_the_database_is_never_written(db):
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    db.chmod(0o444)
+    read_transcript(str(db), session=V2)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["opencode.db"]  # no -journal, -wal or -shm left
+
+
+def test_recover_each_session_writes_a_valid_state_file(db, tmp_path, capsys):
+    from pipeline.state.parse import parse
+
+    for sid, words in ((V1, "--units"), (V2, "retry")):
+        store = tmp_path / f"store-{sid[-4:]}"
+        assert main(["recover", str(db), "--session", sid, "--dir", str(store), "--yes"]) == 0
+        written = Path(capsys.readouterr().out.strip().splitlines()[-1])
+        text = written.read_text()
+        parse(text)  # a valid state file
+        assert words in text and str(db) in text
+
+
+def test_several_sessions_without_session_flag_names_them(db, capsys):
+    assert main(["recover", str(db), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "holds 3 sessions; pass --session ID" in err and V1 in err and "units flag" in err
+
+
+def test_unknown_session_and_session_flag_on_a_json_file(db, tmp_path):
+    with pytest.raises(InputError, match="no session 'ses_nope'"):
+        read_transcript(str(db), session="ses_nope")
+    other = Path(__file__).resolve().parent.parent / "fixtures" / "opencode" / "export.json"
+    with pytest.raises(InputError, match="--session ses_x is for an opencode database"):
+        read_transcript(str(other), session="ses_x")
+
+
+def test_unreadable_database_is_named_with_the_way_out(tmp_path):
+    broken = tmp_path / "opencode.db"
+    broken.write_bytes(b"SQLite format 3\x00" + b"\x00\xff" * 300)
+    with pytest.raises(InputError) as err:
+        read_transcript(str(broken))
+    assert str(broken) in str(err.value) and "opencode export" in str(err.value)
+
+
+def test_batch_over_a_folder_with_a_database_gives_one_state_per_session(tmp_path, capsys):
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    _build(archive / "opencode.db")
+    (archive / "notes.db").write_bytes(b"not sqlite at all")
+    out = tmp_path / "out"
+    code = main(["batch", str(archive), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    states = sorted(p.name for p in out.glob("*.state.md"))
+    assert len(states) == 3, (states, captured.out, captured.err)
+    assert "not an SQLite database" in (out / "report.md").read_text()
+    assert main(["batch", str(archive), "--out", str(out)]) == 0  # a second run reuses the cache
