@@ -20,8 +20,8 @@ by ``str.casefold`` after mapping U+0130 (İ) and U+0131 (dotless ı), which ``r
 from __future__ import annotations
 
 import re
+from re import _compiler, _parser
 from re import _constants as C  # the parser's opcodes (standard library, Python >= 3.11)
-from re import _parser
 
 _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT))
 
@@ -253,9 +253,6 @@ def _gate_sets(reqs: list[frozenset[Lit]]) -> list[frozenset[Lit]]:
     return ordered[:1] + [r for r in ordered[1:GATE_SETS] if _score(r)[0] >= 3]
 
 
-_Branch = tuple[re.Pattern[str], tuple[frozenset[str], ...]]
-
-
 class GatedAlternation:
     """A drop-in ``re.Pattern`` (``search``, ``match``, ``fullmatch``, ``finditer``, ``findall``, ``sub``, ``subn``,
     ``split``; ``pattern``, ``flags``) that first tests the literals the pattern requires (see the module rules):
@@ -267,22 +264,25 @@ class GatedAlternation:
     first use when the source is not a valid pattern."""
 
     __slots__ = ("pattern", "flags", "_compiled", "_branches", "_gate", "_word_lits", "_sub_lits", "_all_lits",
-                 "_nonempty")
+                 "_nonempty", "_ready")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self.pattern, self.flags = source, flags
         self._compiled: re.Pattern[str] | None = None
-        self._branches: list[_Branch] = []
+        self._branches: list[list] = []  # [parsed branch or its compiled pattern, gate]
         self._gate: tuple[frozenset[str], ...] = ()
+        self._ready = False
 
     @property
     def compiled(self) -> re.Pattern[str]:
+        """The whole pattern, compiled (on first use)."""
         if self._compiled is None:
-            self._compile()
-        return self._compiled  # type: ignore[return-value]
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
 
-    def _compile(self) -> None:
-        whole = re.compile(self.pattern, self.flags)
+    def _prepare(self) -> None:
+        """Parse the branches once: their gates, the whole pattern's gate, whether a branch can match empty.  A
+        branch is compiled from its parse tree the first time a text passes its gate (``_branch``)."""
         words: set[str] = set()
         subs: set[str] = set()
 
@@ -292,16 +292,32 @@ class GatedAlternation:
                     (words if word else subs).add(lit)
             return tuple(frozenset(t for t, _ in req) for req in reqs)
 
-        parts = split_branches(self.pattern, self.flags) if not whole.groups else None
-        if parts:
-            self._branches = [(re.compile(part, self.flags), gate(_gate_sets(_seq(_parser.parse(part, self.flags)))))
-                              for part in parts]
-        self._gate = gate(_gate_sets(_seq(_parser.parse(self.pattern, self.flags))))
-        self._nonempty = bool(parts) and all(_parser.parse(part, self.flags).getwidth()[0] > 0 for part in parts)
+        parts = split_branches(self.pattern, self.flags)
+        trees = [_parser.parse(part, self.flags) for part in parts] if parts else []
+        if trees and all(tree.state.groups == 1 for tree in trees):  # no group in any branch: search them apart
+            reqs = [_seq(tree) for tree in trees]
+            self._branches = [[tree, gate(_gate_sets(req))] for tree, req in zip(trees, reqs)]
+            bests = [_best(req) for req in reqs]
+            self._gate = gate([frozenset().union(*bests)]) if all(bests) else ()
+            self._nonempty = all(tree.getwidth()[0] > 0 for tree in trees)
+        else:
+            self._gate = gate(_gate_sets(_seq(_parser.parse(self.pattern, self.flags))))
+            self._nonempty = False
         self._word_lits = frozenset(words - subs)
         self._sub_lits = tuple(sorted(subs, key=len, reverse=True))
         self._all_lits = tuple(sorted(words | subs, key=len, reverse=True))
-        self._compiled = whole
+        self._ready = True
+
+    def _branch(self, k: int) -> re.Pattern[str]:
+        entry = self._branches[k]
+        pat = entry[0]
+        if not isinstance(pat, re.Pattern):
+            try:
+                pat = _compiler.compile(pat, self.flags)  # from the parse tree already made: no second parse
+            except Exception:  # noqa: BLE001 - a private API of the standard library: fall back to the source
+                pat = re.compile(split_branches(self.pattern, self.flags)[k], self.flags)
+            entry[0] = pat
+        return pat
 
     def _present(self, text: str) -> set[str]:
         """The literals of this pattern's gates that occur in ``text``."""
@@ -315,8 +331,8 @@ class GatedAlternation:
     def _passes(self, text: str) -> set[str] | None:
         """The literals of this pattern's gates present in ``text`` when it holds those every match of the whole
         pattern needs, else None."""
-        if self._compiled is None:
-            self._compile()
+        if not self._ready:
+            self._prepare()
         present = self._present(text)
         return present if all(not present.isdisjoint(req) for req in self._gate) else None
 
@@ -329,12 +345,12 @@ class GatedAlternation:
         if not self._branches:
             return self.compiled.search(text, pos, end)
         best: re.Match[str] | None = None
-        for pat, gate in self._branches:
+        for k, (_pat, gate) in enumerate(self._branches):
             for req in gate:
                 if present.isdisjoint(req):
                     break
             else:
-                m = pat.search(text, pos, end)
+                m = self._branch(k).search(text, pos, end)
                 if m is not None and (best is None or m.start() < best.start()):
                     best = m
                     if m.start() == pos:
@@ -348,9 +364,9 @@ class GatedAlternation:
         end = len(text) if endpos is None else endpos
         if not self._branches:
             return getattr(self.compiled, how)(text, pos, end)
-        for pat, gate in self._branches:
+        for k, (_pat, gate) in enumerate(self._branches):
             if all(not present.isdisjoint(req) for req in gate):
-                m = getattr(pat, how)(text, pos, end)
+                m = getattr(self._branch(k), how)(text, pos, end)
                 if m is not None:
                     return m
         return None
@@ -376,7 +392,8 @@ class GatedAlternation:
         return self._iterate(text, pos, end, present)
 
     def _iterate(self, text: str, pos: int, end: int, present: set[str]):
-        live = [pat for pat, gate in self._branches if all(not present.isdisjoint(req) for req in gate)]
+        live = [self._branch(k) for k, (_pat, gate) in enumerate(self._branches)
+                if all(not present.isdisjoint(req) for req in gate)]
         ahead: list[re.Match[str] | None] = [None] * len(live)  # each branch's leftmost match at or after pos
         done = [False] * len(live)
         while pos <= end:

@@ -382,7 +382,6 @@ def _instructions(
     for k, (a, b) in enumerate(spans):
         sent = text[a:b].replace("’", "'")
         qa, qb = offset + a, offset + b
-        words = clip(_to_line_end(s.events[i].text, offset + a if k else 0), WORDS_LIMIT)
         if sent.rstrip().endswith("?"):
             continue
         got: list[tuple[str, str]] = []
@@ -438,6 +437,7 @@ def _instructions(
             m = _IMPERATIVE.match(sent)
             if m:
                 got.append((APPROVED, _tidy(m.group("y") or m.group("y2"))))
+        words = clip(_to_line_end(s.events[i].text, offset + a if k else 0), WORDS_LIMIT) if got else ""
         for status, what in got:
             if not what or len(what.split()) > 25:
                 continue
@@ -447,6 +447,8 @@ def _instructions(
             for h in phrases.analyze(text, spans, k, "user"):
                 if h.pronoun:
                     continue
+                if not words:
+                    words = clip(_to_line_end(s.events[i].text, offset + a if k else 0), WORDS_LIMIT)
                 why = h.reasoning or f'user\'s instruction ("{words}")'
                 out.append(Found(h.status, h.what, why, i, offset + h.start, offset + h.end, i, offset + h.focus, "user"))
     return out

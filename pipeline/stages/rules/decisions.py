@@ -417,6 +417,33 @@ def _same_subject(key: str, toks: frozenset[str], g: _Group, *, opposite: bool, 
     return bool(toks) and bool(g.toks) and (toks <= g.toks or g.toks <= toks)
 
 
+class _GroupIndex:
+    """The groups by key, by head and by token: ``_same_subject`` only holds for an equal key or a shared token
+    (and a restatement needs an equal head), so only those groups need the test; a loop over all of them costs
+    n² on a long session.  A group's key, head and tokens never change once it is made."""
+
+    __slots__ = ("_by_key", "_by_tok")
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, list[int]] = {}
+        self._by_tok: dict[str, list[int]] = {}
+
+    def add(self, n: int, key: str, toks: frozenset[str], head: str) -> None:
+        self._by_key.setdefault(key, []).append(n)
+        if head:
+            self._by_key.setdefault("\x00" + head, []).append(n)
+        for t in toks:
+            self._by_tok.setdefault(t, []).append(n)
+
+    def near(self, key: str, toks: frozenset[str], head: str) -> set[int]:
+        out = set(self._by_key.get(key, ()))
+        if head:
+            out.update(self._by_key.get("\x00" + head, ()))
+        for t in toks:
+            out.update(self._by_tok.get(t, ()))
+        return out
+
+
 def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
     """Dedupe and order candidates by the module's merge rule; returns the kept ones, chronological."""
     cands = sorted(cands, key=lambda c: (c.at, c.order))
@@ -424,6 +451,7 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
     kept: list[Cand] = []
     dropped: set[int] = set()
     groups: list[_Group] = []
+    index = _GroupIndex()
     for c in cands:
         key = _key(c.what)
         if not key:
@@ -434,10 +462,11 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
             for k, t in originals
         ):
             continue
-        group = next((g for g in reversed(groups) if _same_subject(key, toks, g, opposite=False, origin=c.origin)), None)
+        head = _head(c.what)
+        near = [groups[n] for n in sorted(index.near(key, toks, head), reverse=True)]  # newest first, as a loop
+        group = next((g for g in near if _same_subject(key, toks, g, opposite=False, origin=c.origin)), None)
         if group is None and c.origin != LATENT:
-            head = _head(c.what)
-            again = next((g for g in reversed(groups) if g.status == c.status and g.origin == c.origin and head
+            again = next((g for g in near if g.status == c.status and g.origin == c.origin and head
                           and g.head == head), None) if head else None
             if again is not None:  # the same action restated with another qualifier: the later wording stands
                 dropped.update(k for k in again.members if kept[k].status == c.status)
@@ -445,7 +474,7 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
                 again.members = [k for k in again.members if k not in dropped] + [len(kept) - 1]
                 continue
         if group is None:
-            group = next((g for g in reversed(groups) if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
+            group = next((g for g in near if g.status != c.status and _same_subject(key, toks, g, opposite=True)), None)
         if group is not None and group.status == c.status:
             if c.origin != LATENT and all(kept[k].origin == LATENT for k in group.members):
                 dropped.update(group.members)  # the plan is stated for real now: that entry stands instead
@@ -456,7 +485,8 @@ def merge(s: Scan, cands: list[Cand]) -> list[Cand]:
             continue  # a plan sentence never reopens a subject already decided the other way
         kept.append(c)
         if group is None:
-            groups.append(_Group(key, toks, c.status, [len(kept) - 1], c.origin, _head(c.what)))
+            index.add(len(groups), key, toks, head)
+            groups.append(_Group(key, toks, c.status, [len(kept) - 1], c.origin, head))
             continue
         if c.status == REJECTED:
             for idx in group.members:

@@ -45,6 +45,12 @@ def build(s: Scan) -> list[str]:
         commands.pop(shown, None)
         commands[shown] = None
     out = [f"Read the transcript: {s.meta.path}"] if s.meta.path else []
+    if s.unread:
+        count, chars, first, last = s.unread
+        where = (f"lines {s.events[first].line}-{s.events[last].line}" if s.events[first].line and s.events[last].line
+                 else f"events {first}-{last}")
+        out.append(f"Read the middle of the transcript too ({where}): {count} messages ({chars:,} characters) "
+                   "there were past the reading window and were not read for decisions and facts")
     out += [f"Read: {p}" for p in list(files)[-MAX_FILES:]]
     out += [f"Run: {c}" for c in list(commands)[-MAX_COMMANDS:]]
     return out

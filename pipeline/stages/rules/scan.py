@@ -2,6 +2,13 @@
 
 Every rule module works from a ``Scan`` instead of re-walking ``Transcript.events`` (the pre-compact hook runs
 distil on a 5 MB transcript inside a few tens of milliseconds).
+
+Reading window: the sentence-level rules (decisions, facts, constraints, task wording) cost time per character
+of message text, so a session whose messages (prompts, answers, sub-agent results, compaction summaries) hold
+more than ``READ_CHARS`` characters is read in two windows: its first messages up to a quarter of that, and its
+last ones up to the rest.  The messages in between are left out of the indexes (``unread`` counts them, and the
+state file's Re-derivation says so); tool calls, results and todo lists are all kept.  No real session we know of
+comes near it; a 5 MB transcript of nothing but prose does.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ from dataclasses import dataclass, field
 
 from pipeline.stages.rules.text import norm_ts, sentence_spans
 from pipeline.transcripts.model import Event, Transcript, TranscriptMeta
+
+READ_CHARS = 500_000  # characters of message text read at most (a quarter from the start, the rest from the end)
 
 
 @dataclass(slots=True)
@@ -41,6 +50,8 @@ class Scan:
     # (``workflow.prompt_task_text``); Workflow and Current both ask, and the own-words screen is costly on prose
     tasks_memo: list[int] | None = None
     task_texts: dict[int, str] = field(default_factory=dict)
+    #: messages left out by the reading window: (how many, their characters, first and last event index)
+    unread: tuple[int, int, int, int] | None = None
 
     def spans(self, index: int) -> list[tuple[int, int]]:
         """Sentence spans of event ``index``'s text (``text.sentence_spans``), computed once per event."""
@@ -95,8 +106,9 @@ class Scan:
         return None
 
 
-def scan(transcript: Transcript) -> Scan:
-    """Build the ``Scan`` of ``transcript`` in one pass (O(number of events))."""
+def scan(transcript: Transcript, read_chars: int | None = None) -> Scan:
+    """Build the ``Scan`` of ``transcript`` in one pass (O(number of events)), with the reading window of
+    ``read_chars`` characters (default ``READ_CHARS``; 0 reads every message)."""
     s = Scan(events=transcript.events, meta=transcript.meta)
     by_id: dict[str, int] = {}
     no_id: deque[int] = deque()
@@ -129,4 +141,34 @@ def scan(transcript: Transcript) -> Scan:
             s.subagent_results.append(i)
         elif kind == "todo_list":
             s.todo_lists.append(i)
+    _window(s, READ_CHARS if read_chars is None else read_chars)
     return s
+
+
+def _window(s: Scan, budget: int) -> None:
+    """Apply the reading window (module rules) to ``s``'s message indexes; ``budget`` <= 0 reads everything."""
+    lists = (s.users, s.assistants, s.compactions, s.subagent_results)
+    messages = sorted(i for lst in lists for i in lst)
+    events = s.events
+    total = sum(len(events[i].text) for i in messages)
+    if budget <= 0 or total <= budget:
+        return
+    keep: set[int] = set()
+    used = 0
+    for i in messages:  # the opening: the task and the first answers
+        used += len(events[i].text)
+        if used > budget // 4:
+            break
+        keep.add(i)
+    used = 0
+    for i in reversed(messages):
+        used += len(events[i].text)
+        if used > budget - budget // 4 and keep:
+            break
+        keep.add(i)
+    left = [i for i in messages if i not in keep]
+    if not left:
+        return
+    s.unread = (len(left), sum(len(events[i].text) for i in left), left[0], left[-1])
+    for lst in lists:
+        lst[:] = [i for i in lst if i in keep]
