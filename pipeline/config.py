@@ -23,7 +23,7 @@ ENGINES = ("rules", "llm", "auto")
 MODES = ("tools", "json", "json_schema", "md_json")
 ENV_PREFIX = "DUCK_TAPE_"
 CONFIG_ENV = "DUCK_TAPE_CONFIG"
-DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"  # the checkout's; see default_file()
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,18 @@ def config_file(env: Mapping[str, str]) -> Path | None:
         if not path.is_file():
             raise InputError(f"{CONFIG_ENV} names a file that does not exist", path=str(path))
         return path
-    return DEFAULT_FILE if DEFAULT_FILE.is_file() else None
+    default = default_file()
+    return default if default.is_file() else None
+
+
+def default_file() -> Path:
+    """``config/default.toml`` as shipped: the checkout's, or the installed package data's (``pipeline.resources``)."""
+    from pipeline.resources import PackagingError, data_path
+
+    try:
+        return data_path("config/default.toml", must_exist=False)
+    except PackagingError:
+        return DEFAULT_FILE
 
 
 def resolve(

@@ -35,3 +35,14 @@ def pytest_configure(config):
 def pytest_runtest_setup(item):
     if item.get_closest_marker("corpus") and not CORPUS.is_dir():
         pytest.skip("../shared/corpus not present beside this checkout")
+
+
+@pytest.fixture(autouse=True)
+def _duck_tape_on_path(monkeypatch):
+    """Tests run as if duck-tape were installed on PATH (``init`` writes plain ``duck-tape`` into hooks then);
+    a test of the other case clears PATH itself."""
+    import shutil
+    import sys
+
+    if shutil.which("duck-tape") is None:
+        monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))

@@ -21,7 +21,9 @@ class ThresholdMissed(DuckTapeError):
 
 
 def _default_suite() -> str:
-    return str(Path(__file__).resolve().parents[2] / "evals" / "suites" / "core.yaml")
+    from pipeline.resources import evals_path
+
+    return str(evals_path("suites/core.yaml"))
 
 
 @click.command("eval")

@@ -326,9 +326,10 @@ def target_path(harness: str, root: Path, *, project: bool = False) -> Path:
 
 
 def plan_install(harness: str, root: Path, *, project: bool = False, command: str | HookCommand = "duck-tape",
-                 restore: bool = False) -> InstallPlan:
+                 restore: bool = False, path: Path | None = None) -> InstallPlan:
     """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
-    restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``.  Raises InputError as
+    restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``; ``path`` replaces
+    ``target_path`` (the user-level file of ``init --user``).  Raises InputError as
     ``merge_*`` and ``parse_hook_command``, when ``root`` is not an existing directory (init never creates the
     project folder: a misspelt --root must not become a new folder), when the target exists but is not a regular
     file, or for ``restore`` with another harness."""
@@ -342,7 +343,7 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
                          "into an existing project folder and does not create it; check the spelling)")
     if not isinstance(command, HookCommand):
         command = parse_hook_command(command, root)
-    path = target_path(harness, root, project=project)
+    path = path if path is not None else target_path(harness, root, project=project)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None

@@ -15,39 +15,25 @@ from __future__ import annotations
 import json
 import shlex
 
-TEMPLATE = """\
-// duck-tape pre-compact checkpoint for opencode, written by `duck-tape init --harness opencode`.
-// Before opencode compacts a session, save the session's messages as .duck-tape/opencode/<session id>.json
-// and run `duck-tape checkpoint` on that snapshot (auto state file + .duck-tape/.last-compact marker).
-// Any error is logged and ignored: compaction is never blocked.
-import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
+#: The plugin's text, shipped beside this module (package data) and read with ``importlib.resources``.
+TEMPLATE_FILE = "opencode_plugin.js"
 
-const DUCK_TAPE = __ARGV__
 
-export const DuckTapeCheckpoint = async ({ client, $, directory }) => {
-  return {
-    "experimental.session.compacting": async (input) => {
-      try {
-        const store = join(directory, ".duck-tape")
-        const folder = join(store, "opencode")
-        await mkdir(folder, { recursive: true })
-        const response = await client.session.messages({ path: { id: input.sessionID } })
-        const messages = response?.data ?? response
-        const snapshotPath = join(folder, `${input.sessionID}.json`)
-        await writeFile(snapshotPath, JSON.stringify(messages))
-        const payload = JSON.stringify({ harness: "opencode", sessionID: input.sessionID, snapshotPath, cwd: directory })
-        await $`echo ${payload} | ${DUCK_TAPE} checkpoint --dir ${store}`.cwd(directory).quiet().nothrow()
-      } catch (error) {
-        console.error(`duck-tape: checkpoint: ${error}`)
-      }
-    },
-  }
-}
-"""
+def template() -> str:
+    """The plugin template (``__ARGV__`` marks where the command goes).  Raises PackagingError when the file
+    is missing from this installation."""
+    from importlib.resources import files
+
+    from pipeline.resources import PackagingError
+
+    try:
+        return files("pipeline.hooks").joinpath(TEMPLATE_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PackagingError(f"pipeline/hooks/{TEMPLATE_FILE} is missing from this installation; reinstall "
+                             "duck-tape (its wheel ships the opencode plugin)") from None
 
 
 def plugin_source(command: str = "duck-tape") -> str:
     """The plugin file text; ``command`` (shell words, e.g. ``duck-tape`` or ``/opt/bin/duck-tape``) becomes a
     JSON array that Bun's shell passes as separate, escaped arguments."""
-    return TEMPLATE.replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
+    return template().replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
