@@ -30,6 +30,7 @@ def check_golden(relative: str, text: str) -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "corpus: reads ../shared/corpus (skipped where the corpus is absent)")
+    config.addinivalue_line("markers", "wheel: builds and installs the wheel into a fresh virtualenv (~40 s once)")
 
 
 def pytest_runtest_setup(item):
