@@ -61,17 +61,37 @@ class Harness:
     user_dir: Callable[[Mapping[str, str]], Path]
     user_file: str
     restore: bool = False
+    hook_files: tuple[str, ...] = ()
+    """Globs (relative to the project root) of the project files a duck-tape hook may sit in (``status``)."""
+
+    def installed_files(self, root: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
+        """``(scope, path)`` of every existing file that may hold this harness's duck-tape hook: the project's
+        (``hook_files``) and the user-level one (with its siblings of the same suffix for a hooks folder)."""
+        out: list[tuple[str, Path]] = []
+        for pattern in self.hook_files:
+            out += [("project", p) for p in sorted(root.glob(pattern)) if p.is_file()]
+        user = self.user_dir(env) / self.user_file
+        folder = user.parent
+        if folder.name in ("hooks", "plugins") and folder.is_dir():
+            out += [("user", p) for p in sorted(folder.glob(f"*{user.suffix}")) if p.is_file()]
+        elif user.is_file():
+            out.append(("user", user))
+        return out
 
 
 #: Every harness duck-tape knows, in the order ``init`` reports them.  Adding one is one line here (and an
 #: installer in ``pipeline.hooks.install``).
 HARNESSES: tuple[Harness, ...] = (
-    Harness("claude-code", (".claude",), _under("CLAUDE_CONFIG_DIR", ".claude"), "settings.json", restore=True),
-    Harness("copilot", (".github/hooks",), _under("COPILOT_HOME", ".copilot"), "hooks/duck-tape.json"),
-    Harness("opencode", (".opencode",), _xdg_config("opencode"), "plugins/duck-tape.js"),
+    Harness("claude-code", (".claude",), _under("CLAUDE_CONFIG_DIR", ".claude"), "settings.json", restore=True,
+            hook_files=(".claude/settings.local.json", ".claude/settings.json")),
+    Harness("copilot", (".github/hooks",), _under("COPILOT_HOME", ".copilot"), "hooks/duck-tape.json",
+            hook_files=(".github/hooks/*.json",)),
+    Harness("opencode", (".opencode",), _xdg_config("opencode"), "plugins/duck-tape.js",
+            hook_files=(".opencode/plugins/*.js", ".opencode/plugins/*.ts")),
     # restore=True for these two once their installers write a post-compaction hook (SessionStart source compact)
-    Harness("gemini", (".gemini",), _under("GEMINI_CLI_HOME", ".gemini"), "settings.json"),
-    Harness("codex", (".codex",), _under("CODEX_HOME", ".codex"), "hooks.json"),
+    Harness("gemini", (".gemini",), _under("GEMINI_CLI_HOME", ".gemini"), "settings.json",
+            hook_files=(".gemini/settings.json",)),
+    Harness("codex", (".codex",), _under("CODEX_HOME", ".codex"), "hooks.json", hook_files=(".codex/hooks.json",)),
 )
 BY_NAME: dict[str, Harness] = {h.name: h for h in HARNESSES}
 
