@@ -48,9 +48,10 @@ def _confirm_write(target: str, *, yes: bool) -> None:
 def cli() -> None:
     """Recover what an AI coding agent lost at context compaction.
 
-    Reads a session transcript (Claude Code, Copilot CLI, opencode, Codex, {role, content} JSONL) and
-    writes a recovered Agent State file into .duck-tape/.  No model or API key is needed: the
-    deterministic rules engine is the default.
+    Reads a session transcript (Claude Code, Copilot CLI, opencode, Codex, Gemini CLI, {role, content}
+    JSONL) and writes a recovered Agent State file into .duck-tape/.  No model or API key is needed: the
+    deterministic rules engine is the default.  Start with `duck-tape init` in your project, then
+    `duck-tape status` after the next compaction.
 
     Exit codes: 0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction,
     4 approval declined, 5 validation failed, 6 batch finished with failed sessions.
@@ -62,7 +63,7 @@ def cli() -> None:
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
               help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 5 MiB, the hook default).")
 def extract_raw(transcript: str, max_bytes: int | None) -> None:
-    """Print the raw material of TRANSCRIPT as markdown (DESIGN.md "Raw material").
+    """Print the raw material of TRANSCRIPT as markdown: what an agent reads to write its own summary.
 
     Sections: User Prompts, Tool Calls, Assistant Messages (last 10), Potential Decisions, Failed Tool
     Results, Session Metadata; secrets are masked as [REDACTED].  Never fails (hooks call it): an
@@ -148,7 +149,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
            reconcile: bool, max_bytes: int | None,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
-    """Resume after a compaction (DESIGN.md "Resume").
+    """Report where the work stands after a compaction (recovering a state file if needed).
 
     Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
