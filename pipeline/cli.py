@@ -87,9 +87,12 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--merge", "merge_context", is_flag=True, help="Then merge the recovered state into CONTEXT.md (diff, approval, changelog).")
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (path written, sections and their engines, notes) instead of the file; "
+                   "never asks: pass --yes to write or --dry-run.")
 @engine_options
 def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
-            merge_context: bool, context_path: Path,
+            merge_context: bool, context_path: Path, as_json: bool,
             engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Recover an Agent State file from TRANSCRIPT (rules engine, or llm with --engine/--model).
 
@@ -105,7 +108,14 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
     config = config_from_flags(engine, model, api_base, max_tokens)
+    if as_json and merge_context:
+        raise click.UsageError("--json does not combine with --merge yet: run duck-tape merge after recover")
     result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config)
+    if as_json:
+        from pipeline.commands.json_out import recover_report
+
+        _out(recover_report(result, directory, yes=yes, dry_run=dry_run))
+        return
     for line in result.notes:
         _err(line)
     for line in result.dropped:
