@@ -73,13 +73,13 @@ def test_claude_init_is_idempotent(capsys, project):
 
 
 def test_claude_without_write_changes_nothing_and_prints_a_valid_snippet(capsys, tmp_path):
-    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path))
+    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path), "--no-restore")
     assert code == 0 and "Not written (dry run)" in out
     assert not (tmp_path / ".claude").exists()
     snippet = out.split("\n", 1)[1].split("\n--- ", 1)[0]
     assert json.loads(snippet) == {"hooks": {"PreCompact": [
         {"matcher": "", "hooks": [{"type": "command", "command": OUR_COMMAND, "timeout": 30}]}]}}
-    assert out.startswith(f"# {tmp_path / '.claude' / 'settings.local.json'}\n")
+    assert out.startswith(f"# claude-code: {tmp_path / '.claude' / 'settings.local.json'}\n")
 
 
 def test_claude_project_writes_settings_json(capsys, tmp_path):
@@ -168,7 +168,7 @@ def test_opencode_plugin_file(capsys, tmp_path):
 def test_plugin_payload_is_what_the_checkpoint_reads():
     from pipeline.hooks.payload import parse_payload
 
-    # the object the plugin pipes in (see opencode_plugin.TEMPLATE), as JSON.stringify writes it
+    # the object the plugin pipes in (see pipeline/hooks/opencode_plugin.js), as JSON.stringify writes it
     payload = json.dumps({"harness": "opencode", "sessionID": "ses_1", "snapshotPath": "/p/.duck-tape/opencode/ses_1.json",
                           "cwd": "/p"}, separators=(",", ":"))
     got = parse_payload(payload)

@@ -250,6 +250,10 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, ma
         as_json = hook.harness == "gemini"
         store = Path(directory) if directory else Path(DEFAULT_STORE)
         result = run_checkpoint(hook, store=store, transcript_flag=transcript, max_bytes=max_bytes)
+        from pipeline.hooks.lastrun import record  # for `duck-tape status`: what this run did, and why
+
+        record(store, state=result.state_path, written=result.written, marker=result.marker_path,
+               transcript=result.transcript, notes=result.messages)
         for line in result.messages:
             err.write(line + "\n")
         if result.written and result.state_path is not None:

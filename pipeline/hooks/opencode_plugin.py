@@ -22,62 +22,31 @@ from __future__ import annotations
 import json
 import shlex
 
-TEMPLATE = """\
-// duck-tape for opencode, written by `duck-tape init --harness opencode`.
-// Before opencode compacts a session: save the session's messages as .duck-tape/opencode/<session id>.json,
-// run `duck-tape checkpoint` on that snapshot (auto state file + .duck-tape/.last-compact marker), then give the
-// compaction what it would lose: the restore handoff (decisions, rejected approaches, facts, remaining work,
-// within HANDOFF_BYTES) goes into output.context, so opencode's own summary keeps it.
-// duck-tape runs without a shell (each word passed as it is). Any error is logged and ignored: compaction is
-// never blocked.
-import { execFile } from "node:child_process"
-import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
-
-const DUCK_TAPE = __ARGV__
-const HANDOFF_BYTES = __BUDGET__
-
-function duckTape(args, input, cwd) {
-  return new Promise((resolve) => {
-    const child = execFile(DUCK_TAPE[0], [...DUCK_TAPE.slice(1), ...args], { cwd, timeout: 30000, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => resolve({ error, stdout: String(stdout ?? ""), stderr: String(stderr ?? "") }))
-    child.stdin?.on("error", () => {})
-    child.stdin?.end(input ?? "")
-  })
-}
-
-export const DuckTapeCheckpoint = async ({ client, directory }) => {
-  return {
-    "experimental.session.compacting": async (input, output) => {
-      try {
-        const store = join(directory, ".duck-tape")
-        const folder = join(store, "opencode")
-        await mkdir(folder, { recursive: true })
-        const response = await client.session.messages({ path: { id: input.sessionID } })
-        const messages = response?.data ?? response
-        const snapshotPath = join(folder, `${input.sessionID}.json`)
-        await writeFile(snapshotPath, JSON.stringify(messages))
-        const payload = JSON.stringify({ harness: "opencode", sessionID: input.sessionID, snapshotPath, cwd: directory })
-        const saved = await duckTape(["checkpoint", "--dir", store], payload, directory)
-        if (saved.error) console.error(`duck-tape: checkpoint: ${saved.error}`)
-        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)
-        if (handoff.stdout.trim() && Array.isArray(output?.context)) output.context.push(handoff.stdout)
-      } catch (error) {
-        console.error(`duck-tape: checkpoint: ${error}`)
-      }
-    },
-  }
-}
-"""
-
+#: The plugin's text, shipped beside this module (package data) and read with ``importlib.resources``;
+#: ``__ARGV__`` marks where the command goes, ``__BUDGET__`` the handoff's byte budget.
+TEMPLATE_FILE = "opencode_plugin.js"
 
 HANDOFF_BYTES = 4000
 """What the handoff pushed into the compaction prompt may take (bytes): a fraction of the summary's input."""
+
+
+def template() -> str:
+    """The plugin template (``__ARGV__`` and ``__BUDGET__`` placeholders).  Raises PackagingError when the
+    file is missing from this installation."""
+    from importlib.resources import files
+
+    from pipeline.resources import PackagingError
+
+    try:
+        return files("pipeline.hooks").joinpath(TEMPLATE_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PackagingError(f"pipeline/hooks/{TEMPLATE_FILE} is missing from this installation; reinstall "
+                             "duck-tape (its wheel ships the opencode plugin)") from None
 
 
 def plugin_source(command: str = "duck-tape", *, budget: int = HANDOFF_BYTES) -> str:
     """The plugin file text; ``command`` (shell words, e.g. ``duck-tape`` or ``/opt/bin/duck-tape``) becomes a
     JSON array run with ``execFile`` (no shell: each word one argument); ``budget``: the handoff's byte budget
     (``restore --budget``, 1000..9500)."""
-    return (TEMPLATE.replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
+    return (template().replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
             .replace("__BUDGET__", str(budget)))
