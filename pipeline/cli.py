@@ -220,7 +220,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
+                                    "mcp")
 
 
 def _register() -> None:

@@ -369,7 +369,7 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
     ``root`` is not an existing directory (init never creates the project folder: a misspelt --root must not become
     a new folder), when the target exists but is not a regular file, for ``restore`` with Copilot or opencode, or
     ``nudge`` with another harness than Claude Code."""
-    from pipeline.hooks.opencode_plugin import plugin_source
+    from pipeline.hooks.opencode_plugin import installed_api, plugin_source
 
     if nudge and harness != "claude-code":
         raise InputError(f"--nudge is only for claude-code for now: {harness} has no after-each-turn hook here")
@@ -403,7 +403,8 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
         new = merge_copilot(path, old, command)
         snippet = _dump({"version": 1, "hooks": {"preCompact": [copilot_entry(command)]}})
     else:
-        new = snippet = plugin_source(shlex.join(command.argv))  # the words, as plugin_source splits them back
+        # the words, as plugin_source splits them back; the plugin API of the installed opencode (1.x or 2.x)
+        new = snippet = plugin_source(shlex.join(command.argv), api=installed_api())
     return InstallPlan(harness, path, old, new, snippet)
 
 
