@@ -91,14 +91,16 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
 
 
 def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None,
-                    session_id: str | None = None, label: str = "pre-compact") -> tuple[str, str, list[str], str | None]:
+                    session_id: str | None = None, label: str = "pre-compact",
+                    keep: list | None = None) -> tuple[str, str, list[str], str | None]:
     """Distil the transcript at ``path`` with the rules engine into an auto state file
     (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
 
     ``session_id``: the header's ``Session-Id`` (the hook's; default: the transcript's own); ``label`` starts the
     ``Trigger`` (``pre-compact``; the restore hook distilling a skipped checkpoint passes ``post-compact restore``).
     Returns ``(text, stamp, notes, session id)``: the masked file text, its UTC stamp, notes for stderr (dropped
-    entries, masked secrets) and the session id written in its header (None when unknown).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
+    entries, masked secrets) and the session id written in its header (None when unknown).  ``keep``: a list
+    the ``Transcript`` read is appended to (the restore compares its last summary, issue 17).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
     or anything the stages raise; the caller turns every exception into a marker-only write.
     """
     from pipeline.redact.library import warm_up
@@ -109,6 +111,8 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     from pipeline.transcripts import read_transcript
 
     transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
+    if keep is not None:
+        keep.append(transcript)
     label = f"{label} {trigger}" if trigger else label
     built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules",
                         session_id=session_id)
