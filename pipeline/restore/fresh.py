@@ -90,7 +90,8 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
     read: list = []
     try:
         text, stamp, notes, _ = auto_state_text(marker.transcript, now=moment, max_bytes=cap, trigger=None,
-                                                session_id=owned.session_id, label=LABEL, keep=read)
+                                                session_id=owned.session_id, label=LABEL, keep=read,
+                                                store=directory)
     except Exception as exc:  # any failure of the stages: say so, never hand over another file
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript could "
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
