@@ -11,12 +11,24 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
-GENERATOR = ROOT / "fixtures" / "evals" / "generate.py"
+
+
+def _generator() -> Path:
+    """``fixtures/evals/generate.py`` of the checkout or of the installed package data."""
+    from pipeline.resources import data_path
+
+    return data_path("fixtures/evals/generate.py")
+
+
+def __getattr__(name: str):
+    if name == "GENERATOR":
+        return _generator()
+    raise AttributeError(name)
 
 
 @lru_cache(maxsize=1)
 def _module() -> ModuleType:
+    GENERATOR = _generator()
     spec = importlib.util.spec_from_file_location("duck_tape_eval_fixtures", GENERATOR)
     if spec is None or spec.loader is None:
         raise RuntimeError(f"cannot load the eval fixture generator {GENERATOR}")
@@ -35,7 +47,7 @@ def write(name: str, path: Path) -> Path:
     module = _module()
     fn = getattr(module, "GENERATED", {}).get(name)
     if fn is None:
-        raise InputError(f"no generated transcript named {name!r} in {GENERATOR}")
+        raise InputError(f"no generated transcript named {name!r} in {_generator()}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(fn(), encoding="utf-8", newline="\n")
     return path

@@ -25,7 +25,19 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+
+
+def _root() -> Path:
+    """The data root (``pipeline.resources``): the checkout, or the package data of an installed copy."""
+    from pipeline.resources import PackagingError, data_root
+
+    try:
+        return data_root()
+    except PackagingError:
+        return Path(__file__).resolve().parent.parent
+
+
+ROOT = _root()
 CASSETTE_DIR = ROOT / "fixtures" / "cassettes" / "evals"
 REPLAY_MODEL = "openai/gpt-4o-mini"
 REPLAY_BASE = "http://127.0.0.1:8000/v1"

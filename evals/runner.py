@@ -21,7 +21,6 @@ from evals.score import CaseScore, EngineScore, check
 from evals.sections import views
 from evals.suite import Case, Suite
 
-ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
 
 
@@ -29,7 +28,9 @@ def transcript_path(case: Case, scratch: Path) -> str:
     """The file to read for ``case``: written into ``scratch`` by its generator, else under the repository."""
     if case.generator:
         return str(generated.write(case.generator, scratch / case.id / Path(case.transcript).name))
-    return str(ROOT / case.transcript)
+    from pipeline.resources import data_root
+
+    return str(data_root() / case.transcript)
 
 
 def _grounded(out: EngineOutput) -> tuple[int, int]:

@@ -49,9 +49,10 @@ def _confirm_write(target: str, *, yes: bool) -> None:
 def cli() -> None:
     """Recover what an AI coding agent lost at context compaction.
 
-    Reads a session transcript (Claude Code, Copilot CLI, opencode, Codex, {role, content} JSONL) and
-    writes a recovered Agent State file into .duck-tape/.  No model or API key is needed: the
-    deterministic rules engine is the default.
+    Reads a session transcript (Claude Code, Copilot CLI, opencode, Codex, Gemini CLI, {role, content}
+    JSONL) and writes a recovered Agent State file into .duck-tape/.  No model or API key is needed: the
+    deterministic rules engine is the default.  Start with `duck-tape init` in your project, then
+    `duck-tape status` after the next compaction.
 
     Exit codes: 0 done, 1 unexpected error, 2 bad usage or input, 3 refused by redaction,
     4 approval declined, 5 validation failed, 6 batch finished with failed sessions.
@@ -63,7 +64,7 @@ def cli() -> None:
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None,
               help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 def extract_raw(transcript: str, max_bytes: int | None) -> None:
-    """Print the raw material of TRANSCRIPT as markdown (DESIGN.md "Raw material").
+    """Print the raw material of TRANSCRIPT as markdown: what an agent reads to write its own summary.
 
     Sections: User Prompts, Tool Calls, Assistant Messages (last 10), Potential Decisions, Failed Tool
     Results, Session Metadata; secrets are masked as [REDACTED].  Never fails (hooks call it): an
@@ -89,9 +90,12 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
               show_default=True, help="CONTEXT.md for --merge.")
 @click.option("--session", "session", default=None, metavar="ID",
               help="opencode database (opencode.db): the session to recover (default: its only one).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (path written, sections and their engines, notes) instead of the file; "
+                   "never asks: pass --yes to write or --dry-run.")
 @engine_options
 def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
-            merge_context: bool, context_path: Path, session: str | None,
+            merge_context: bool, context_path: Path, session: str | None, as_json: bool,
             engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Recover an Agent State file from TRANSCRIPT (rules engine, or llm with --engine/--model).
 
@@ -107,7 +111,14 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
     config = config_from_flags(engine, model, api_base, max_tokens)
+    if as_json and merge_context:
+        raise click.UsageError("--json does not combine with --merge yet: run duck-tape merge after recover")
     result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config, session=session)
+    if as_json:
+        from pipeline.commands.json_out import recover_report
+
+        _out(recover_report(result, directory, yes=yes, dry_run=dry_run))
+        return
     for line in result.notes:
         _err(line)
     for line in result.dropped:
@@ -153,7 +164,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
            reconcile: bool, max_bytes: int | None,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
-    """Resume after a compaction (DESIGN.md "Resume").
+    """Report where the work stands after a compaction (recovering a state file if needed).
 
     Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
@@ -209,7 +220,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
+                                    "mcp")
 
 
 def _register() -> None:

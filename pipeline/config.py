@@ -1,8 +1,15 @@
 """Configuration of the engines: one function, ``resolve``, applies the precedence (STYLE.md habit 9).
 
-Per key: command-line flag > environment ``DUCK_TAPE_<KEY>`` > config file > built-in default.  The config file
-is ``$DUCK_TAPE_CONFIG`` when set, else ``config/default.toml`` of the source tree when present (DESIGN.md
-"Layout"); its ``[llm]`` table holds the keys below.  Values are checked and converted here, so a bad one is an
+Per key, highest first: command-line flag > environment ``DUCK_TAPE_<KEY>`` > the project's config > the user's
+config > the config file > built-in default.
+
+* project: ``.duck-tape/config.toml`` in the project folder (the working folder), then the
+  ``[tool.duck-tape.llm]`` table of its ``pyproject.toml``;
+* user: ``$XDG_CONFIG_HOME/duck-tape/config.toml``, else ``~/.config/duck-tape/config.toml``;
+* config file: ``$DUCK_TAPE_CONFIG`` when set (it must exist), else the ``config/default.toml`` shipped with
+  duck-tape (``pipeline.resources``).
+
+Each file's ``[llm]`` table holds the keys below.  Values are checked and converted here, so a bad one is an
 ``InputError`` (exit 2) naming where it came from (``DUCK_TAPE_TIMEOUT='soon': not a number``).
 
 Stdlib only (``tomllib``): the CLI resolves the config before it decides whether the llm engine (and litellm)
@@ -23,7 +30,7 @@ ENGINES = ("rules", "llm", "auto")
 MODES = ("tools", "json", "json_schema", "md_json")
 ENV_PREFIX = "DUCK_TAPE_"
 CONFIG_ENV = "DUCK_TAPE_CONFIG"
-DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"  # the checkout's; see default_file()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,25 +170,74 @@ def env_name(key: str) -> str:
     return ENV_PREFIX + key.upper()
 
 
+def _table(data: dict, path: Path, name: str) -> dict[str, Any]:
+    table = data.get("llm", {})
+    if not isinstance(table, dict):
+        raise InputError(f"[{name}] must be a table", path=str(path))
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise InputError(f"unknown key(s) in [{name}]: {', '.join(unknown)} (known: {', '.join(KEYS)})", path=str(path))
+    return table
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read the config file: {exc.strerror or exc}", path=str(path)) from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", path=str(path)) from exc
+
+
 def read_file(path: Path) -> dict[str, Any]:
     """The ``[llm]`` table of the TOML file at ``path`` (unknown tables are left to other parts of duck-tape).
 
     Raises InputError (exit 2) naming the file when it cannot be read, is not TOML, or its ``[llm]`` table has an
     unknown key.
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read the config file: {exc.strerror or exc}", path=str(path)) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", path=str(path)) from exc
-    table = data.get("llm", {})
-    if not isinstance(table, dict):
-        raise InputError("[llm] must be a table", path=str(path))
-    unknown = sorted(set(table) - set(KEYS))
-    if unknown:
-        raise InputError(f"unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(KEYS)})", path=str(path))
-    return table
+    return _table(_load_toml(path), path, "llm")
+
+
+def read_pyproject(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.duck-tape.llm]`` table of a ``pyproject.toml`` (None when it has no ``[tool.duck-tape]``).
+    Raises InputError as ``read_file``."""
+    tool = _load_toml(path).get("tool", {})
+    ours = tool.get("duck-tape") if isinstance(tool, dict) else None
+    if ours is None:
+        return None
+    if not isinstance(ours, dict):
+        raise InputError("[tool.duck-tape] must be a table", path=str(path))
+    return _table(ours, path, "tool.duck-tape.llm")
+
+
+def user_file(env: Mapping[str, str]) -> Path:
+    """The user's config file: ``$XDG_CONFIG_HOME/duck-tape/config.toml``, else ``~/.config/duck-tape/config.toml``
+    (it need not exist)."""
+    base = env.get("XDG_CONFIG_HOME")
+    home = Path(env.get("HOME") or Path.home())
+    return (Path(base) if base else home / ".config") / "duck-tape" / "config.toml"
+
+
+def file_layers(env: Mapping[str, str], root: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """The config files in precedence order (highest first) as ``(source, label, table)``: ``project`` (the
+    ``.duck-tape/config.toml`` of ``root``, then its ``pyproject.toml`` ``[tool.duck-tape]``), ``user``
+    (``user_file``), ``file`` (``config_file``).  Files that do not exist are left out."""
+    layers: list[tuple[str, str, dict[str, Any]]] = []
+    project = root / ".duck-tape" / "config.toml"
+    if project.is_file():
+        layers.append(("project", str(project), read_file(project)))
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = read_pyproject(pyproject)
+        if table is not None:
+            layers.append(("project", f"{pyproject} [tool.duck-tape]", table))
+    user = user_file(env)
+    if user.is_file():
+        layers.append(("user", str(user), read_file(user)))
+    shipped = config_file(env)
+    if shipped is not None:
+        layers.append(("file", str(shipped), read_file(shipped)))
+    return layers
 
 
 def config_file(env: Mapping[str, str]) -> Path | None:
@@ -192,22 +248,39 @@ def config_file(env: Mapping[str, str]) -> Path | None:
         if not path.is_file():
             raise InputError(f"{CONFIG_ENV} names a file that does not exist", path=str(path))
         return path
-    return DEFAULT_FILE if DEFAULT_FILE.is_file() else None
+    default = default_file()
+    return default if default.is_file() else None
+
+
+def default_file() -> Path:
+    """``config/default.toml`` as shipped: the checkout's, or the installed package data's (``pipeline.resources``)."""
+    from pipeline.resources import PackagingError, data_path
+
+    try:
+        return data_path("config/default.toml", must_exist=False)
+    except PackagingError:
+        return DEFAULT_FILE
 
 
 def resolve(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     file_values: Mapping[str, Any] | None = None,
+    *,
+    root: Path | None = None,
+    labels: dict[str, str] | None = None,
 ) -> tuple[Config, dict[str, str]]:
-    """Resolve every key by precedence: flag > environment > config file > default.
+    """Resolve every key by precedence: flag > environment > project > user > config file > default.
 
     ``flags``: key -> value from the command line; None means "not given".  ``env``: the environment (default
-    ``os.environ``); ``DUCK_TAPE_<KEY>`` set to an empty string counts as not set.  ``file_values``: the ``[llm]``
-    table to use (default: read from ``config_file(env)``; pass ``{}`` for none).  Returns the ``Config`` and, per
-    key, where its value came from: ``flag``, ``env``, ``file`` or ``default``.
+    ``os.environ``); ``DUCK_TAPE_<KEY>`` set to an empty string counts as not set.  ``file_values``: one table to
+    use in place of every config file (tests; pass ``{}`` for none); default: ``file_layers(env, root)``, ``root``
+    defaulting to the working folder.  Returns the ``Config`` and, per key, where its value came from: ``flag``,
+    ``env``, ``project``, ``user``, ``file`` or ``default``.  ``labels``, when given, is filled with the exact
+    place per key (``--model``, ``DUCK_TAPE_MODEL``, ``/p/.duck-tape/config.toml [llm].model``, ``built-in``).
 
-    Raises InputError (exit 2) for an unknown flag key or a value that does not convert, naming its source.
+    Raises InputError (exit 2) for an unknown flag key, a value that does not convert (naming its source), or a
+    config file that cannot be read.
     """
     env = os.environ if env is None else env
     flags = flags or {}
@@ -215,21 +288,19 @@ def resolve(
     if unknown:
         raise InputError(f"unknown config key(s): {', '.join(unknown)}")
     if file_values is None:
-        path = config_file(env)
-        file_values = read_file(path) if path else {}
-        where = str(path) if path else "config file"
+        layers = file_layers(env, Path.cwd() if root is None else root)
     else:
-        where = "config file"
+        layers = [("file", "config file", dict(file_values))]
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key in KEYS:
         convert = CONVERTERS[key]
-        layers = (
+        candidates = [
             ("flag", flags.get(key), f"--{key.replace('_', '-')}"),
             ("env", env.get(env_name(key)) or None, env_name(key)),
-            ("file", file_values.get(key), f"{where} [llm].{key}"),
-        )
-        for source, raw, label in layers:
+            *((source, table.get(key), f"{where} [llm].{key}") for source, where, table in layers),
+        ]
+        for source, raw, label in candidates:
             if raw is None:
                 continue
             try:
@@ -237,10 +308,22 @@ def resolve(
             except ValueError as exc:
                 raise InputError(f"{label}={raw!r}: {exc}") from None
             sources[key] = source
+            if labels is not None:
+                labels[key] = label
             break
         else:
             sources[key] = "default"
+            if labels is not None:
+                labels[key] = "built-in"
     return replace(DEFAULTS, **values), sources
+
+
+def resolve_with_sources(env: Mapping[str, str] | None = None, root: Path | None = None,
+                         flags: Mapping[str, Any] | None = None) -> tuple[Config, dict[str, str]]:
+    """``resolve`` with, per key, the exact place its value came from (``labels``), for ``duck-tape status``."""
+    labels: dict[str, str] = {}
+    config, sources = resolve(flags, env, root=root, labels=labels)
+    return config, {key: f"{sources[key]}: {labels[key]}" for key in KEYS}
 
 
 def load(flags: Mapping[str, Any] | None = None) -> Config:

@@ -160,8 +160,12 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     run.usage = llm.usage
     cache = _open_cache(config, run.notes)
     session = Session(llm, cache, max_tokens=config.max_tokens, max_output_tokens=config.max_output_tokens)
+    from pipeline.resources import PackagingError
+
     try:
         outcome = llm_engine.run(transcript, session, config=config, rules=rules)
+    except PackagingError:  # a broken installation is not an llm problem: never hidden behind the rules engine
+        raise
     except Exception as exc:  # never a crash: the rules engine has every section already
         run.notes.append(f"duck-tape: llm: engine failed ({type(exc).__name__}: {exc}); using the rules engine")
         return

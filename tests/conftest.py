@@ -30,8 +30,20 @@ def check_golden(relative: str, text: str) -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "corpus: reads ../shared/corpus (skipped where the corpus is absent)")
+    config.addinivalue_line("markers", "wheel: builds and installs the wheel into a fresh virtualenv (~40 s once)")
 
 
 def pytest_runtest_setup(item):
     if item.get_closest_marker("corpus") and not CORPUS.is_dir():
         pytest.skip("../shared/corpus not present beside this checkout")
+
+
+@pytest.fixture(autouse=True)
+def _duck_tape_on_path(monkeypatch):
+    """Tests run as if duck-tape were installed on PATH (``init`` writes plain ``duck-tape`` into hooks then);
+    a test of the other case clears PATH itself."""
+    import shutil
+    import sys
+
+    if shutil.which("duck-tape") is None:
+        monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))

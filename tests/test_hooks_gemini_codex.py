@@ -282,13 +282,31 @@ def test_codex_rollout_found_by_id_and_payload_harness(tmp_path, monkeypatch):
     assert find_transcript("../../etc", harness="codex") is None
 
 
-@pytest.mark.parametrize("harness", ["claude-code", "copilot", "opencode"])
-def test_user_flag_is_refused_for_per_project_harnesses(capsys, tmp_path, harness):
-    from pipeline.cli import main
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """An empty home folder, none of the harness folder variables set (``--user`` writes there, never the real one)."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    for name in ("CLAUDE_CONFIG_DIR", "COPILOT_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
 
-    assert main(["init", "--harness", harness, "--root", str(tmp_path), "--user", "--write"]) == 2
-    assert "--user is for codex, gemini" in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == []
+
+@pytest.mark.parametrize(("harness", "user_file"), [
+    ("claude-code", ".claude/settings.json"), ("copilot", ".copilot/hooks/duck-tape.json"),
+    ("opencode", ".config/opencode/plugins/duck-tape.js"), ("gemini", ".gemini/settings.json"),
+    ("codex", ".codex/hooks.json")])
+def test_user_flag_writes_the_one_user_level_file_of_every_harness(capsys, tmp_path, home, harness, user_file):
+    from pipeline.cli import main
+    from pipeline.hooks import detect
+    from pipeline.hooks.install import target_path
+
+    project = _project(tmp_path)
+    assert target_path(harness, project, user=True) == detect.user_path(harness) == home / user_file
+    assert main(["init", "--harness", harness, "--root", str(project), "--user", "--yes"]) == 0, capsys.readouterr().err
+    assert (home / user_file).is_file()
+    assert list(project.iterdir()) == []
 
 
 # --- Copilot CLI --------------------------------------------------------------------------------------------
@@ -308,11 +326,32 @@ def test_copilot_init_says_nothing_is_restored_and_adds_the_resume_line_with_yes
     assert "already tells the agent" in again.output and instructions.read_text().count("duck-tape resume") == 1
 
 
-def test_copilot_resume_line_needs_approval(tmp_path):
-    result = CliRunner().invoke(cli, ["init", "--harness", "copilot", "--root", str(tmp_path), "--write"])
-    assert result.exit_code == 0 and "Not added" in result.output
-    assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
+def test_copilot_resume_line_needs_approval(tmp_path, monkeypatch):
+    result = CliRunner().invoke(cli, ["init", "--harness", "copilot", "--root", str(tmp_path)])  # no terminal
+    assert result.exit_code == 0 and "Not added" in result.output and "Not written" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    answers = iter(["yes", "no"])  # the hook yes, the instructions line no
+    monkeypatch.setattr("sys.stdin", Terminal())
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    from pipeline.cli import main
+
+    assert main(["init", "--harness", "copilot", "--root", str(tmp_path)]) == 0
     assert (tmp_path / ".github" / "hooks" / "duck-tape.json").is_file()
+    assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
+
+
+def test_copilot_user_install_offers_the_line_in_the_personal_instructions(tmp_path, home):
+    from pipeline.cli import main
+
+    project = _project(tmp_path)
+    assert main(["init", "--harness", "copilot", "--root", str(project), "--user", "--yes"]) == 0
+    assert "duck-tape resume" in (home / ".copilot" / "copilot-instructions.md").read_text()
+    assert not (project / ".github").exists()
 
 
 # --- Claude Code plugin -------------------------------------------------------------------------------------

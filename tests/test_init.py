@@ -73,13 +73,13 @@ def test_claude_init_is_idempotent(capsys, project):
 
 
 def test_claude_without_write_changes_nothing_and_prints_a_valid_snippet(capsys, tmp_path):
-    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path))
+    code, out, _ = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path), "--no-restore")
     assert code == 0 and "Not written (dry run)" in out
     assert not (tmp_path / ".claude").exists()
     snippet = out.split("\n", 1)[1].split("\n--- ", 1)[0]
     assert json.loads(snippet) == {"hooks": {"PreCompact": [
         {"matcher": "", "hooks": [{"type": "command", "command": OUR_COMMAND, "timeout": 30}]}]}}
-    assert out.startswith(f"# {tmp_path / '.claude' / 'settings.local.json'}\n")
+    assert out.startswith(f"# claude-code: {tmp_path / '.claude' / 'settings.local.json'}\n")
 
 
 def test_claude_project_writes_settings_json(capsys, tmp_path):
@@ -168,7 +168,7 @@ def test_opencode_plugin_file(capsys, tmp_path):
 def test_plugin_payload_is_what_the_checkpoint_reads():
     from pipeline.hooks.payload import parse_payload
 
-    # the object the plugin pipes in (see opencode_plugin.TEMPLATE), as JSON.stringify writes it
+    # the object the plugin pipes in (see pipeline/hooks/opencode_plugin.js), as JSON.stringify writes it
     payload = json.dumps({"harness": "opencode", "sessionID": "ses_1", "snapshotPath": "/p/.duck-tape/opencode/ses_1.json",
                           "cwd": "/p"}, separators=(",", ":"))
     got = parse_payload(payload)
@@ -234,3 +234,111 @@ def test_opencode_plugin_never_fails_the_compaction_when_duck_tape_is_missing(tm
                            str(project)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout) == {"context": []}
     assert "duck-tape: checkpoint:" in proc.stderr
+
+
+#: opencode 2.x as its plugin host runs the plugin: the default export's setup(ctx) registers session hooks, and the
+#: "compaction" hook gets the compaction request ({sessionID, messages in the @opencode/ai shape, system parts}).
+DRIVER_V2 = """
+import { readFileSync } from "node:fs"
+const [plugin, requestPath, directory] = process.argv.slice(2)
+const { default: definition } = await import(plugin)
+const hooks = {}
+const ctx = { location: { directory }, session: { hook: async (name, fn) => { hooks[name] = fn } } }
+await definition.setup(ctx)
+const event = { ...JSON.parse(readFileSync(requestPath, "utf8")), system: [{ type: "text", text: "You summarise." }] }
+await hooks.compaction(event)
+console.log(JSON.stringify({ id: definition.id, hooks: Object.keys(hooks), system: event.system }))
+"""
+
+#: A compaction request of opencode 2.x (made up for this test; shapes from packages/ai/src/schema/messages.ts).
+REQUEST_V2 = {
+    "sessionID": "ses_v2test", "kind": "compaction", "agent": "build",
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Add rate limiting to the checkout endpoint. "
+                                                            "Use a token bucket per API key, not a fixed window."}]},
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "Look at the handler first."},
+            {"type": "text", "text": "I'll read the checkout handler first."},
+            {"type": "tool-call", "id": "call_1", "name": "read", "input": {"filePath": "src/checkout/handler.py"}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "id": "call_1", "name": "read",
+                                      "result": {"type": "text", "value": "def checkout(request):\n    ..."}}]},
+        {"role": "assistant", "content": [
+            {"type": "tool-call", "id": "call_2", "name": "bash", "input": {"command": "pytest tests/test_checkout.py"}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "id": "call_2", "name": "bash",
+                                      "result": {"type": "error", "value": "1 failed: test_limit_returns_429"}}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Next I will add the limiter middleware."}]},
+    ],
+}
+
+
+def test_opencode_plugin_api_follows_the_installed_opencode(monkeypatch):
+    from pipeline.hooks.opencode_plugin import installed_api
+
+    class Proc:
+        def __init__(self, out):
+            self.stdout = out
+
+    monkeypatch.delenv("DUCK_TAPE_OPENCODE_API", raising=False)
+    assert installed_api(lambda *a, **k: Proc("2.0.11\n")) == "v2"
+    assert installed_api(lambda *a, **k: Proc("opencode 1.18.32\n")) == "v1"
+
+    def absent(*a, **k):
+        raise FileNotFoundError("opencode")
+
+    assert installed_api(absent) == "v1"
+    monkeypatch.setenv("DUCK_TAPE_OPENCODE_API", "v2")
+    assert installed_api(absent) == "v2"
+    with pytest.raises(ValueError, match="unknown opencode plugin API"):
+        plugin_source(api="v3")
+
+
+def test_init_writes_the_v2_plugin_for_opencode_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUCK_TAPE_OPENCODE_API", "v2")
+    code, _, _ = run(capsys, "init", "--harness", "opencode", "--root", str(tmp_path), "--write")
+    assert code == 0
+    text = (tmp_path / ".opencode" / "plugins" / "duck-tape.js").read_text()
+    assert text == plugin_source(api="v2")
+    assert 'await ctx.session.hook("compaction", async (event) =>' in text and "export default {" in text
+    assert "experimental.session.compacting" not in text
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the opencode plugin")
+def test_opencode_v2_plugin_checkpoints_and_gives_the_compaction_request_the_handoff(tmp_path):
+    """The 2.x plugin run as a 2.x host runs it: setup(ctx), then the compaction hook with the request.  The
+    request's messages become a {role, content} snapshot the checkpoint distils; the handoff becomes a system part."""
+    from hook_runner import shim
+
+    from pipeline.state.marker import read_marker
+    from pipeline.state.parse import parse
+    from pipeline.state.store import list_states
+
+    project = tmp_path / "project"
+    project.mkdir()
+    module = tmp_path / "duck-tape.mjs"
+    module.write_text(plugin_source(api="v2"))
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER_V2)
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(REQUEST_V2))
+    env = {"HOME": str(tmp_path), "PATH": f"{shim(tmp_path / 'bin')}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["node", str(driver), module.as_uri(), str(request), str(project)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)  # not the project: the plugin uses ctx's
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["id"], out["hooks"]) == ("duck-tape", ["compaction"])
+    store = project / ".duck-tape"
+    snapshot = store / "opencode" / "ses_v2test.jsonl"
+    lines = [json.loads(line) for line in snapshot.read_text().splitlines()]
+    assert [line["role"] for line in lines] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert lines[1]["tool_calls"] == [{"id": "call_1", "type": "function", "function": {
+        "name": "read", "arguments": json.dumps({"filePath": "src/checkout/handler.py"}, separators=(",", ":"))}}]
+    assert lines[4] == {"role": "tool", "tool_call_id": "call_2", "name": "bash",
+                        "content": "Error: 1 failed: test_limit_returns_429"}
+    assert read_marker(store).transcript == str(snapshot)
+    [auto] = list_states(store)
+    state = parse(auto.path.read_text())
+    assert auto.kind == "auto" and "token bucket" in (state.approved_workflow or "")
+    first, handoff = out["system"]
+    assert first == {"type": "text", "text": "You summarise."} and handoff["type"] == "text"
+    assert handoff["text"].startswith("# duck-tape: session state restored after compaction")
+    assert len(handoff["text"].encode()) <= 4000

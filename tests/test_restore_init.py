@@ -56,7 +56,7 @@ def test_restore_adds_session_start_compact_beside_pre_compact_and_keeps_the_res
 
 def test_restore_is_idempotent_and_adds_to_an_earlier_checkpoint_only_install(capsys, settings):
     root = str(settings.parent.parent)
-    assert run(capsys, "init", "--harness", "claude-code", "--root", root, "--write")[0] == 0
+    assert run(capsys, "init", "--harness", "claude-code", "--root", root, "--no-restore", "--write")[0] == 0
     assert "SessionStart" in json.loads(settings.read_text())["hooks"]  # the user's own, untouched
     assert OURS_START not in json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert run(capsys, "init", "--harness", "claude-code", "--root", root, "--restore", "--write")[0] == 0

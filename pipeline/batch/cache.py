@@ -52,7 +52,15 @@ CHUNK = 1 << 20
 #: response cache — do not).
 LLM_OUTPUT_KEYS = ("model", "api_base", "mode", "temperature", "max_output_tokens", "reasks", "token_budget",
                    "max_tokens", "tool_output_chars")
-_SOURCE_ROOTS = (Path(__file__).resolve().parent.parent, Path(__file__).resolve().parent.parent.parent / "prompts")
+def _source_roots() -> tuple[Path, ...]:
+    """``pipeline/`` and the prompts folder in use (the checkout's, or the installed package data's)."""
+    from pipeline.resources import PackagingError, prompts_dir
+
+    try:
+        prompts = prompts_dir()
+    except PackagingError:  # no prompts: the llm engine will say so; the rules code is still fingerprinted
+        return (Path(__file__).resolve().parent.parent,)
+    return (Path(__file__).resolve().parent.parent, prompts.resolve())
 
 
 def file_digest(path: str) -> str:
@@ -219,12 +227,12 @@ def code_fingerprint(digests: Index | None = None) -> str:
     """Digest of every ``*.py`` under ``pipeline/`` and every file under ``prompts/`` (paths and contents);
     ``digests`` saves reading the files that did not change since the last run."""
     digest = blake2b(digest_size=16)
-    for root in _SOURCE_ROOTS:
+    for root in _source_roots():
         if not root.is_dir():
             continue
         top = str(root)  # absolute and resolved: every path below is too, and its tail after top is its relpath
         for folder, dirs, names in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "_data") and not d.startswith("."))
             for name in sorted(names):
                 if root.name == "pipeline" and not name.endswith(".py"):
                     continue

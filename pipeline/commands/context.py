@@ -107,7 +107,7 @@ def _require(context_path: Path) -> str:
 @click.option("--dry-run", is_flag=True, help="Print the diff and the changelog; write nothing.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 def merge(state_file: Path | None, context_path: Path, directory: Path, yes: bool, dry_run: bool, mask: bool) -> None:
-    """Merge a state file into CONTEXT.md with the merge rules of DESIGN.md.
+    """Merge a state file into CONTEXT.md: decisions, open questions and terms, each under a stable key.
 
     STATE_FILE defaults to the state file to resume from in DIR (manual > recovered > auto).  A missing
     CONTEXT.md is bootstrapped; one missing schema sections is refused (run `duck-tape migrate`).  Prints a

@@ -21,13 +21,16 @@ class ThresholdMissed(DuckTapeError):
 
 
 def _default_suite() -> str:
-    return str(Path(__file__).resolve().parents[2] / "evals" / "suites" / "core.yaml")
+    from pipeline.resources import evals_path
+
+    return str(evals_path("suites/core.yaml"))
 
 
 @click.command("eval")
 @click.option("--suite", "suites", multiple=True, metavar="FILE|real",
               help="Suite YAML file, a corpus probes.json, or 'real' for the real-session suite "
-                   "(shared/corpus/probes.json beside the repository checkout, or $DUCK_TAPE_CORPUS/probes.json); "
+                   "(probes.json of the corpus folder $DUCK_TAPE_CORPUS, by default shared/corpus beside a source "
+                   "checkout); "
                    "repeatable; "
                    "default: evals/suites/core.yaml.")
 @click.option("--engine", default="all", show_default=True, metavar="rules|llm|baseline|all",
@@ -42,7 +45,7 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
                  thresholds_path: str | None) -> None:
     """Score engines on probe facts planted in fixture transcripts.
 
-    '--suite real' scores the real public transcripts of shared/corpus beside the checkout on probes people wrote by reading
+    '--suite real' scores real public transcripts (the corpus folder, $DUCK_TAPE_CORPUS) on probes people wrote by reading
     them before any engine ran: the honest number. The core suite (the default) was written alongside the
     rules engine and guards against regressions.
 

@@ -36,99 +36,61 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
     hook_main(transcript, directory, max_bytes=max_bytes)
 
 
+def _harness_names() -> list[str]:
+    from pipeline.hooks.detect import HARNESSES
+
+    return [h.name for h in HARNESSES]
+
+
 @click.command("init", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--harness", required=True,
-              type=click.Choice(["claude-code", "copilot", "opencode", "gemini", "codex"]),
-              help="Which agent harness to install the pre-compact hook for.")
-@click.option("--write", is_flag=True, help="Install it (after showing the diff); without it, only print.")
+@click.option("--harness", "harnesses", multiple=True, type=click.Choice(_harness_names()), metavar="NAME",
+              help="Harness to set up (repeatable): " + ", ".join(_harness_names()) + ".  Default: every harness "
+                   "in use here (its folder in the project or in your home folder).")
+@click.option("--yes", "--write", "yes", is_flag=True,
+              help="Install without asking (Copilot CLI: also add the `duck-tape resume` line to its instructions).")
+@click.option("--dry-run", is_flag=True, help="Only show what would change; write nothing and ask nothing.")
+@click.option("--user", is_flag=True,
+              help="Install into your user-level settings (every project) instead of this project's.")
 @click.option("--project", is_flag=True,
-              help="Claude Code: write the shared .claude/settings.json instead of the personal "
-                   ".claude/settings.local.json.  (Copilot and opencode files always live in the project.)")
+              help="Claude Code: write the shared .claude/settings.json (committed with the project) instead of "
+                   "the personal .claude/settings.local.json.")
+@click.option("--restore/--no-restore", default=None,
+              help="Also install the hook that hands the saved state back to the agent right after a compaction.  "
+                   "Default: on where the harness can add text to the new context (Claude Code, Codex, Gemini CLI "
+                   "when it runs a hook after compressing), off elsewhere.")
+@click.option("--nudge", is_flag=True,
+              help="Claude Code: also add a Stop hook running `duck-tape nudge`, which tells you (not the model) when "
+                   "the context first passes 75 % and 88 % of its window: a moment to checkpoint.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=str), default=".", show_default=True,
               help="Project folder to install into (must exist; it is not created).")
-@click.option("--command", "hook_command", default="duck-tape", show_default=True, metavar="CMD",
-              help="How the hook calls duck-tape, as shell words (e.g. an absolute path when duck-tape is not on "
-                   "the hook's PATH).  The path of an existing file is taken whole, spaces and all; otherwise "
-                   "quote a path with spaces.")
-@click.option("--restore", is_flag=True,
-              help="claude-code: also add a SessionStart hook (matcher compact) running `duck-tape restore "
-                   "--format claude-code`, which feeds the state back into the context right after a compaction.")
-@click.option("--nudge", is_flag=True,
-              help="claude-code: also add a Stop hook running `duck-tape nudge`, which tells you (not the model) when "
-                   "the context first passes 75 % and 88 % of its window: a moment to checkpoint.")
-@click.option("--user", is_flag=True,
-              help="gemini, codex: install into your own settings (~/.gemini/settings.json, ~/.codex/hooks.json) "
-                   "for every project, instead of the project's.")
-@click.option("--yes", is_flag=True,
-              help="copilot: also add the one-line `duck-tape resume` note to .github/copilot-instructions.md "
-                   "without asking.")
-def init(harness: str, write: bool, project: bool, root: str, hook_command: str, restore: bool, nudge: bool,
-         user: bool, yes: bool) -> None:
-    """Print (or with --write install) the hook configuration that calls `duck-tape checkpoint`.
+@click.option("--command", "hook_command", default=None, metavar="CMD",
+              help="How the hook calls duck-tape, as shell words.  Default: duck-tape when it is on PATH, else "
+                   "the full path of this duck-tape.  The path of an existing file is taken whole, spaces and all.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (what was found, planned, written).")
+def init(harnesses: tuple[str, ...], yes: bool, dry_run: bool, user: bool, project: bool, restore: bool | None,
+         nudge: bool, root: str, hook_command: str | None, as_json: bool) -> None:
+    """Set duck-tape up for your agent harnesses: a hook that saves the session's state before every compaction
+    and, where the harness allows it, one that hands it back right after.
 
-    claude-code: a PreCompact hook merged into .claude/settings.local.json (or settings.json with
-    --project), keeping every existing hook; copilot: .github/hooks/duck-tape.json (preCompact); opencode:
-    .opencode/plugins/duck-tape.js, a plugin that writes the session snapshot and calls the checkpoint.
-    --restore (claude-code) also adds a SessionStart hook with the matcher compact that runs
-    `duck-tape restore --format claude-code` after every compaction, beside the PreCompact one.
-    --nudge (claude-code) also adds a Stop hook running `duck-tape nudge` after each turn.
-    gemini: .gemini/settings.json (PreCompress; a SessionStart restore only when the installed Gemini CLI
-    starts a session after a compression); codex: .codex/hooks.json (PreCompact, and SessionStart with the
-    compact source running `duck-tape restore --format codex`).  --user writes the user's own file instead.
-    Idempotent: an installed hook is left as it is.  The diff is shown before writing, and a file that
-    changes is backed up first (<file>.<UTC time>.bak).  Exit 2 for a --command the shell cannot split (an
-    unbalanced quote) and for a --root that does not exist.
+    \b
+    Claude Code  .claude/settings.local.json (PreCompact, and SessionStart after a compaction);
+                 --project: .claude/settings.json; --user: ~/.claude/settings.json
+    Copilot CLI  .github/hooks/duck-tape.json (preCompact); --user: ~/.copilot/hooks/duck-tape.json
+    opencode     .opencode/plugins/duck-tape.js; --user: ~/.config/opencode/plugins/duck-tape.js
+    Gemini CLI   .gemini/settings.json (PreCompress); --user: ~/.gemini/settings.json
+    Codex CLI    .codex/hooks.json (PreCompact, and SessionStart after a compaction); --user: ~/.codex/hooks.json
+
+    Without --harness it sets up every harness in use here.  It shows each change as a diff, then asks (on a
+    terminal), installs (--yes) or stops there (--dry-run, or no terminal).  Copilot CLI cannot be handed the
+    state back, so init offers a line in its instructions telling the agent to run `duck-tape resume`.
+    Existing settings and hooks are kept; a changed file is backed up first (<file>.<UTC time>.bak); running it
+    again changes nothing.  A personal settings file inside a git work tree is added to the repository's
+    info/exclude.  Exit 2 for an unknown --root, a --command the shell cannot split, or no harness found.
     """
-    from pathlib import Path
+    from pipeline.commands.hooks_init import run_init
 
-    from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command, plan_install
-
-    command = parse_hook_command(hook_command, Path(root))
-    plan = plan_install(harness, Path(root), project=project, command=command, restore=restore, nudge=nudge,
-                        user=user)
-    from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
-
-    click.echo(f"# {plan.path}")
-    click.echo(safe(plan.snippet), nl=not plan.snippet.endswith("\n"))
-    if not plan.changed:
-        click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
-        for note in plan.notes:
-            click.echo(f"note: {note}", err=True)
-        return
-    diff = plan.diff()
-    click.echo(safe(diff), nl=not diff.endswith("\n"))
-    for note in [*command_notes(command, Path(root), harness), *plan.notes]:
-        click.echo(f"note: {note}", err=True)
-    if not write:
-        click.echo(f"Not written (dry run): pass --write to install into {plan.path}.")
-        return
-    backup = apply_plan(plan)
-    if backup is not None:
-        click.echo(f"Backed up the old file to {backup}")
-    click.echo(f"Wrote {plan.path}")
-    if harness == "copilot":
-        _copilot_instructions(Path(root), yes)
-
-
-def _copilot_instructions(root, yes: bool) -> None:
-    """Say that Copilot restores nothing after a compaction and offer the ``duck-tape resume`` line."""
-    from pipeline.hooks.install import apply_plan
-    from pipeline.hooks.install_copilot import NOTE, plan_instructions
-
-    click.echo(f"after a compaction: {NOTE}", err=True)
-    plan = plan_instructions(root)
-    if not plan.changed:
-        click.echo(f"{plan.path} already tells the agent to run `duck-tape resume`.")
-        return
-    click.echo(plan.diff(), nl=False)
-    import sys
-
-    asked = not yes and sys.stdin is not None and sys.stdin.isatty()
-    if not yes and not (asked and click.confirm(f"Add this line to {plan.path}?", default=False)):
-        click.echo(f"Not added: put `duck-tape resume` in the agent's instructions yourself, or run init with --yes.")
-        return
-    apply_plan(plan)
-    click.echo(f"Wrote {plan.path}")
+    run_init(harnesses, root=root, yes=yes, dry_run=dry_run, user=user, project=project, restore=restore,
+             hook_command=hook_command, as_json=as_json, nudge=nudge)
 
 
 COMMANDS = [checkpoint, init]

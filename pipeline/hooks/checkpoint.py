@@ -91,14 +91,20 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
 
 
 def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None,
-                    session_id: str | None = None, label: str = "pre-compact") -> tuple[str, str, list[str], str | None]:
+                    session_id: str | None = None, label: str = "pre-compact",
+                    keep: list | None = None, store: str | os.PathLike[str] | None = None,
+                    ) -> tuple[str, str, list[str], str | None]:
     """Distil the transcript at ``path`` with the rules engine into an auto state file
     (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
 
     ``session_id``: the header's ``Session-Id`` (the hook's; default: the transcript's own); ``label`` starts the
     ``Trigger`` (``pre-compact``; the restore hook distilling a skipped checkpoint passes ``post-compact restore``).
     Returns ``(text, stamp, notes, session id)``: the masked file text, its UTC stamp, notes for stderr (dropped
-    entries, masked secrets) and the session id written in its header (None when unknown).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
+    entries, masked secrets) and the session id written in its header (None when unknown).  ``keep``: a list
+    the ``Transcript`` read is appended to (the restore compares its last summary, issue 17).  ``store``: the
+    store the file will be written into; then the previous state file of the workspace is carried forward and the
+    version bumped (``pipeline.state.carry``, issue 17; any failure there is a note, the state of this transcript
+    alone is written).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
     or anything the stages raise; the caller turns every exception into a marker-only write.
     """
     from pipeline.redact.library import warm_up
@@ -109,6 +115,8 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     from pipeline.transcripts import read_transcript
 
     transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
+    if keep is not None:
+        keep.append(transcript)
     label = f"{label} {trigger}" if trigger else label
     built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules",
                         session_id=session_id)
@@ -119,13 +127,34 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     if built.dropped:
         notes.append(f"{PREFIX} dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} "
                      "without evidence (or with evidence in injected instructions)")
+    text = built.text
+    if store is not None:
+        text = _carried(built.state, store, text, notes)
     # a write: the same gate as every state-file write; the source was masked before the rules engine saw it
-    text, report = redaction_gate(built.text, mask=True, path=path, source=built.source)
+    text, report = redaction_gate(text, mask=True, path=path, source=built.source)
     if report:
         kinds = sorted({line.split(" ")[1] for line in report if line.startswith("Flagged: ")})
         count = sum(1 for line in report if line.startswith("Flagged: "))
         notes.append(f"{PREFIX} masked {count} potential secret(s) with {MASK} ({', '.join(kinds)})")
     return text, built.state.stamp, notes, built.state.session_id
+
+
+def _carried(state: object, store: str | os.PathLike[str], text: str, notes: list[str]) -> str:
+    """``text`` with the previous state file carried forward (``pipeline.state.carry``); ``text`` itself when there
+    is none or carrying fails (one note then)."""
+    try:
+        from pipeline.state.carry import carry_forward
+        from pipeline.state.render import render
+
+        carried = carry_forward(state, store)  # type: ignore[arg-type]
+        if carried.previous is None:
+            return text
+        new = render(carried.state)
+        notes.extend(carried.notes(PREFIX))
+        return new
+    except Exception as exc:  # noqa: BLE001 - carrying forward refines the state; never a reason to write none
+        notes.append(f"{PREFIX} could not carry the previous state forward: {_one_line(exc)}")
+        return text
 
 
 def _max_bytes(notes: list[str]) -> int:
@@ -189,7 +218,7 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
         try:
             text, stamp, notes, session_id = auto_state_text(
                 path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages), trigger=hook.trigger,
-                session_id=session_id)
+                session_id=session_id, store=store)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
@@ -250,6 +279,10 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, ma
         as_json = hook.harness == "gemini"
         store = Path(directory) if directory else Path(DEFAULT_STORE)
         result = run_checkpoint(hook, store=store, transcript_flag=transcript, max_bytes=max_bytes)
+        from pipeline.hooks.lastrun import record  # for `duck-tape status`: what this run did, and why
+
+        record(store, state=result.state_path, written=result.written, marker=result.marker_path,
+               transcript=result.transcript, notes=result.messages)
         for line in result.messages:
             err.write(line + "\n")
         if result.written and result.state_path is not None:

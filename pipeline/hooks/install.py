@@ -11,15 +11,19 @@ Shapes follow each harness's documentation:
   "timeoutSec": 30}]}}``.
 * opencode: a plugin file in ``.opencode/plugins/`` (``pipeline.hooks.opencode_plugin``).
 * Gemini CLI and Codex CLI: one module each (``HARNESS_MODULES``: ``install_gemini``, ``install_codex``) with
-  ``target_path(root, user=)`` and ``plan(root, command, user=)``; ``plan_install`` hands them over.
+  ``target_path(root, user=)`` and ``plan(root, command, user=, restore=)``; ``plan_install`` hands them over, and
+  they write their own restore hook where the harness runs one after a compaction.
 
-``--restore`` (issue 7, Claude Code only) adds, beside the pre-compact hook, a ``SessionStart`` group with the
+``user`` (``init --user``) is one mechanism for every harness: ``target_path(harness, root, user=True)`` is the
+user-level file (the modules' own for Gemini and Codex, ``pipeline.hooks.detect.user_path`` for the others).
+
+``restore`` for Claude Code (issue 7) adds, beside the pre-compact hook, a ``SessionStart`` group with the
 matcher ``compact`` running ``duck-tape restore --format claude-code``: Claude Code runs ``SessionStart`` hooks
 with ``source: "compact"`` right after a compaction (matchers ``startup``, ``resume``, ``clear``, ``compact``), and
 adds the ``hookSpecificOutput.additionalContext`` of a hook's JSON stdout to the new context (code.claude.com
 "Hooks reference", SessionStart).  Copilot CLI ignores what a ``sessionStart`` hook returns
-(github/copilot-cli#2142) and opencode has no post-compaction hook that adds context, so ``--restore`` is refused
-for them.
+(github/copilot-cli#2142) and opencode has no post-compaction hook that adds context (its plugin hands the handoff
+to the compaction itself), so ``--restore`` is refused for them.
 
 Merging keeps every other key and hook of an existing file; a duck-tape hook already there is recognised by
 its command (``… duck-tape checkpoint …``, ``… duck-tape restore …``), left alone when identical (nothing to
@@ -61,8 +65,7 @@ RESTORE_MATCHER = "compact"
 HARNESS_MODULES = {"gemini": "pipeline.hooks.install_gemini", "codex": "pipeline.hooks.install_codex"}
 """Harnesses installed by a module of their own (each has ``target_path`` and ``plan``)."""
 HARNESSES = ("claude-code", "copilot", "opencode", *HARNESS_MODULES)
-USER_HARNESSES = frozenset(HARNESS_MODULES)
-"""Harnesses ``--user`` installs for (into the user's own settings folder)."""
+"""Harnesses with an installer here (``--user`` works for each: ``target_path(…, user=True)``)."""
 
 
 def harness_module(harness: str):
@@ -335,40 +338,44 @@ def merge_copilot(path: Path, text: str | None, command: str | HookCommand = "du
     return _dump(data)
 
 
-def target_path(harness: str, root: Path, *, project: bool = False, user: bool = False) -> Path:
-    """Where ``init`` writes for ``harness`` in the project folder ``root`` (``user``: the user's own file, Gemini
-    and Codex).  Raises InputError for an unknown harness."""
+def target_path(harness: str, root: Path, *, project: bool = False, user: bool = False, env=None) -> Path:
+    """Where ``init`` writes for ``harness`` in the project folder ``root``; with ``user`` the user's own file
+    instead (every project): Gemini and Codex from their modules (``$GEMINI_CLI_HOME``, ``$CODEX_HOME``), the others
+    from the registry (``pipeline.hooks.detect.user_path``, read from ``env``, default ``os.environ``).  Raises
+    InputError for an unknown harness."""
     module = harness_module(harness)
     if module is not None:
         return module.target_path(root, user=user)
+    if harness not in HARNESSES:
+        raise InputError(f"unknown harness {harness!r}: expected one of {', '.join(HARNESSES)}")
+    if user:
+        from pipeline.hooks.detect import user_path
+
+        return user_path(harness, env)
     if harness == "claude-code":
         return root / ".claude" / ("settings.json" if project else "settings.local.json")
     if harness == "copilot":
         return root / ".github" / "hooks" / "duck-tape.json"
-    if harness == "opencode":
-        return root / ".opencode" / "plugins" / "duck-tape.js"
-    raise InputError(f"unknown harness {harness!r}: expected one of {', '.join(HARNESSES)}")
+    return root / ".opencode" / "plugins" / "duck-tape.js"
 
 
 def plan_install(harness: str, root: Path, *, project: bool = False, command: str | HookCommand = "duck-tape",
-                 restore: bool = False, nudge: bool = False, user: bool = False) -> InstallPlan:
-    """Plan the installation (reads the current file, writes nothing); ``restore`` adds the post-compaction
-    restore hook (Claude Code only); a ``str`` command goes through ``parse_hook_command``.  Raises InputError as
-    ``merge_*`` and ``parse_hook_command``, when ``root`` is not an existing directory (init never creates the
-    project folder: a misspelt --root must not become a new folder), when the target exists but is not a regular
-    file, or for ``restore`` with another harness."""
-    from pipeline.hooks.opencode_plugin import plugin_source
+                 restore: bool | None = None, nudge: bool = False, user: bool = False) -> InstallPlan:
+    """Plan the installation (reads the current file, writes nothing); a ``str`` command goes through
+    ``parse_hook_command``; ``user`` plans the user-level file (``target_path(…, user=True)``) instead of the
+    project's.  ``restore``: the post-compaction restore hook; None is the installer's own default (off for Claude
+    Code here, ``init`` turns it on; Gemini and Codex write theirs where the harness can run it, ``False`` leaves it
+    out).  ``nudge``: the Claude Code Stop hook.  Raises InputError as ``merge_*`` and ``parse_hook_command``, when
+    ``root`` is not an existing directory (init never creates the project folder: a misspelt --root must not become
+    a new folder), when the target exists but is not a regular file, for ``restore`` with Copilot or opencode, or
+    ``nudge`` with another harness than Claude Code."""
+    from pipeline.hooks.opencode_plugin import installed_api, plugin_source
 
     if nudge and harness != "claude-code":
         raise InputError(f"--nudge is only for claude-code for now: {harness} has no after-each-turn hook here")
-    if user and harness not in USER_HARNESSES:
-        raise InputError(f"--user is for {', '.join(sorted(USER_HARNESSES))}: {harness} hooks are installed per "
-                         "project")
-    if restore and harness in HARNESS_MODULES:
-        restore = False  # Codex always gets its restore hook; Gemini when its SessionStart can run after a compression
-    if restore and harness != "claude-code":
-        raise InputError(f"--restore is only for claude-code: {harness} has no post-compaction hook whose output "
-                         "is added to the context (Copilot CLI ignores what sessionStart hooks return)")
+    if restore and harness in ("copilot", "opencode"):
+        raise InputError(f"--restore is only for claude-code, gemini and codex: {harness} has no post-compaction hook "
+                         "whose output is added to the context (Copilot CLI ignores what sessionStart hooks return)")
     if not root.is_dir():
         raise InputError(f"--root {root}: {'not a directory' if root.exists() else 'no such directory'} (init installs "
                          "into an existing project folder and does not create it; check the spelling)")
@@ -376,8 +383,9 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
         command = parse_hook_command(command, root)
     module = harness_module(harness)
     if module is not None:
-        return module.plan(root, command, user=user)
-    path = target_path(harness, root, project=project)
+        return module.plan(root, command, user=user, restore=restore is not False)
+    restore = bool(restore)
+    path = target_path(harness, root, project=project, user=user)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -395,7 +403,8 @@ def plan_install(harness: str, root: Path, *, project: bool = False, command: st
         new = merge_copilot(path, old, command)
         snippet = _dump({"version": 1, "hooks": {"preCompact": [copilot_entry(command)]}})
     else:
-        new = snippet = plugin_source(shlex.join(command.argv))  # the words, as plugin_source splits them back
+        # the words, as plugin_source splits them back; the plugin API of the installed opencode (1.x or 2.x)
+        new = snippet = plugin_source(shlex.join(command.argv), api=installed_api())
     return InstallPlan(harness, path, old, new, snippet)
 
 

@@ -61,14 +61,15 @@ def restore_group(command: str | HookCommand = "duck-tape") -> dict:
          "statusMessage": "duck-tape: restoring the session state"}]}
 
 
-def merge(path: Path, text: str | None, command: str | HookCommand = "duck-tape") -> str:
-    """The hooks file text with the checkpoint in ``hooks.PreCompact`` and the restore in ``hooks.SessionStart``
-    (every other key and hook kept; ours updated in place).  ``text`` itself when nothing changes.  Raises
+def merge(path: Path, text: str | None, command: str | HookCommand = "duck-tape", *, restore: bool = True) -> str:
+    """The hooks file text with the checkpoint in ``hooks.PreCompact`` and (``restore``) the restore in
+    ``hooks.SessionStart`` (every other key and hook kept; ours updated in place).  ``text`` itself when nothing changes.  Raises
     InputError for a file that is not a JSON object or whose tables have the wrong type."""
     data = _load(path, text or "")
     hooks = _table(data, "hooks", dict, path, "")
     changed = _merge_claude_event(hooks, "PreCompact", checkpoint_group(command), OURS, path)
-    changed = _merge_claude_event(hooks, "SessionStart", restore_group(command), OURS_RESTORE, path) or changed
+    if restore:
+        changed = _merge_claude_event(hooks, "SessionStart", restore_group(command), OURS_RESTORE, path) or changed
     if not changed and text is not None:
         return text
     return _dump(data)
@@ -87,18 +88,21 @@ def hooks_feature_off(config: Path) -> bool:
     return isinstance(features, dict) and any(features.get(k) is False for k in ("hooks", "codex_hooks"))
 
 
-def plan(root: Path, command: HookCommand, *, user: bool = False) -> InstallPlan:
-    """Plan the Codex installation (reads the hooks file, writes nothing); the notes say Codex asks the user to
-    trust the hooks, and when a ``config.toml`` turns hooks off.  Raises InputError as ``merge`` and for a target
+def plan(root: Path, command: HookCommand, *, user: bool = False, restore: bool = True) -> InstallPlan:
+    """Plan the Codex installation (reads the hooks file, writes nothing); ``restore`` False leaves the
+    ``SessionStart`` restore out (``init --no-restore``).  The notes say Codex asks the user to trust the hooks, and when a ``config.toml`` turns hooks off.  Raises InputError as ``merge`` and for a target
     that is not a regular file."""
     path = target_path(root, user=user)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
-    new = merge(path, old, command)
-    snippet = _dump({"hooks": {"PreCompact": [checkpoint_group(command)], "SessionStart": [restore_group(command)]}})
+    new = merge(path, old, command, restore=restore)
+    wanted: dict = {"PreCompact": [checkpoint_group(command)]}
+    if restore:
+        wanted["SessionStart"] = [restore_group(command)]
+    snippet = _dump({"hooks": wanted})
     notes = ["Codex runs hooks that are not managed by an admin only after you review and trust them: open /hooks "
-             "in Codex and trust the two duck-tape hooks (again after any change to them)"]
+             f"in Codex and trust the duck-tape hook{'s' if restore else ''} (again after any change to them)"]
     if not user:
         notes.append("project hooks load only when this project's .codex/ folder is trusted in Codex; use --user "
                      "to install them for every project")

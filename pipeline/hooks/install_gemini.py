@@ -132,22 +132,24 @@ def merge(path: Path, text: str | None, command: str | HookCommand = "duck-tape"
     return _dump(data)
 
 
-def plan(root: Path, command: HookCommand, *, user: bool = False, program: str | None = None) -> InstallPlan:
+def plan(root: Path, command: HookCommand, *, user: bool = False, program: str | None = None,
+         restore: bool = True) -> InstallPlan:
     """Plan the Gemini installation (reads the settings file, writes nothing).  ``program``: the ``gemini`` whose
-    package tells whether a restore hook can run (default: the one on PATH).  The plan's notes say when hooks are
+    package tells whether a restore hook can run (default: the one on PATH); ``restore`` False never adds it
+    (``init --no-restore``).  The plan's notes say when hooks are
     disabled and why no restore hook is installed.  Raises InputError as ``merge`` and for a target that is not a
     regular file."""
     path = target_path(root, user=user)
     if path.exists() and not path.is_file():
         raise InputError("exists but is not a regular file", path=str(path))
     old = path.read_text(encoding="utf-8") if path.is_file() else None
-    source = compress_source(program)
+    source = compress_source(program) if restore else None
     new = merge(path, old, command, source=source)
     wanted: dict = {EVENT: [{"matcher": "*", "hooks": [checkpoint_entry(command)]}]}
     notes = []
     if source:
         wanted["SessionStart"] = [{"matcher": source, "hooks": [restore_entry(command)]}]
-    else:
+    elif restore:
         notes.append("Gemini CLI runs SessionStart hooks only on startup, resume and clear, not after a compression, "
                      "so no restore hook is installed; after Gemini compresses, run `duck-tape resume` (or ask the "
                      "agent to) to bring the saved state back")

@@ -13,71 +13,78 @@ rejected approaches, the facts and the remaining work.  duck-tape is run with ``
 (Bun and Node both have it): no shell, each word of ``--command`` one argument.  Errors are logged and
 swallowed: the plugin never blocks a compaction.
 
-opencode 2.x plugins (``Plugin.define({id, setup})`` with ``ctx.session.hook("compaction", …)``) are not
-written by ``init`` yet: that API hands the hook the new message shape and no SDK client.
+opencode 2.x loads a different plugin (``@opencode-ai/plugin`` ``Plugin.define({id, setup})``, whose ``setup(ctx)``
+registers ``ctx.session.hook("compaction", event => …)``; packages/plugin/src/promise/session.ts): there is no SDK
+client and no ``output.context``; the hook's event is the compaction request itself, ``{sessionID, messages,
+system, …}`` with messages in the ``@opencode/ai`` shape (``{role, content: [text | tool-call | tool-result |
+reasoning parts]}``, packages/ai/src/schema/messages.ts).  The 2.x plugin (``opencode_plugin_v2.js``) writes those messages as a ``{role,
+content}`` JSONL snapshot (``<session id>.jsonl``: tool calls as OpenAI-style ``tool_calls``, results as ``tool``
+lines, the shape the generic reader knows), runs the same checkpoint and restore, and pushes the handoff into
+``event.system`` (a system part of the compaction request).  A 1.x host refuses a file whose default export has
+an ``id`` but no ``server()``, and a 2.x host wants that default export, so one file cannot serve both: ``init``
+writes the one for the installed opencode (``installed_api``).
 """
+
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
+import subprocess
 
-TEMPLATE = """\
-// duck-tape for opencode, written by `duck-tape init --harness opencode`.
-// Before opencode compacts a session: save the session's messages as .duck-tape/opencode/<session id>.json,
-// run `duck-tape checkpoint` on that snapshot (auto state file + .duck-tape/.last-compact marker), then give the
-// compaction what it would lose: the restore handoff (decisions, rejected approaches, facts, remaining work,
-// within HANDOFF_BYTES) goes into output.context, so opencode's own summary keeps it.
-// duck-tape runs without a shell (each word passed as it is). Any error is logged and ignored: compaction is
-// never blocked.
-import { execFile } from "node:child_process"
-import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
-
-const DUCK_TAPE = __ARGV__
-const HANDOFF_BYTES = __BUDGET__
-
-function duckTape(args, input, cwd) {
-  return new Promise((resolve) => {
-    const child = execFile(DUCK_TAPE[0], [...DUCK_TAPE.slice(1), ...args], { cwd, timeout: 30000, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => resolve({ error, stdout: String(stdout ?? ""), stderr: String(stderr ?? "") }))
-    child.stdin?.on("error", () => {})
-    child.stdin?.end(input ?? "")
-  })
-}
-
-export const DuckTapeCheckpoint = async ({ client, directory }) => {
-  return {
-    "experimental.session.compacting": async (input, output) => {
-      try {
-        const store = join(directory, ".duck-tape")
-        const folder = join(store, "opencode")
-        await mkdir(folder, { recursive: true })
-        const response = await client.session.messages({ path: { id: input.sessionID } })
-        const messages = response?.data ?? response
-        const snapshotPath = join(folder, `${input.sessionID}.json`)
-        await writeFile(snapshotPath, JSON.stringify(messages))
-        const payload = JSON.stringify({ harness: "opencode", sessionID: input.sessionID, snapshotPath, cwd: directory })
-        const saved = await duckTape(["checkpoint", "--dir", store], payload, directory)
-        if (saved.error) console.error(`duck-tape: checkpoint: ${saved.error}`)
-        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)
-        if (handoff.stdout.trim() && Array.isArray(output?.context)) output.context.push(handoff.stdout)
-      } catch (error) {
-        console.error(`duck-tape: checkpoint: ${error}`)
-      }
-    },
-  }
-}
-"""
-
+#: The plugins' texts, shipped beside this module (package data) and read with ``importlib.resources``;
+#: ``__ARGV__`` marks where the command goes, ``__BUDGET__`` the handoff's byte budget.
+TEMPLATE_FILE = "opencode_plugin.js"
+TEMPLATE_V2_FILE = "opencode_plugin_v2.js"
 
 HANDOFF_BYTES = 4000
 """What the handoff pushed into the compaction prompt may take (bytes): a fraction of the summary's input."""
 
+API_ENV = "DUCK_TAPE_OPENCODE_API"
+"""Environment variable naming the plugin API to write (``v1`` or ``v2``) instead of asking ``opencode --version``."""
 
-def plugin_source(command: str = "duck-tape", *, budget: int = HANDOFF_BYTES) -> str:
+APIS = ("v1", "v2")
+
+
+def installed_api(run=subprocess.run) -> str:
+    """``"v2"`` when the opencode on PATH is 2.x or later (``opencode --version``), else ``"v1"`` (1.x, or no
+    opencode to ask: the plugin API every released 1.x loads).  ``DUCK_TAPE_OPENCODE_API=v1|v2`` decides instead
+    (another opencode than the one on PATH; tests).  Never raises: an opencode that cannot be run counts as absent.
+    ``run``: ``subprocess.run`` (tests pass a stand-in)."""
+    chosen = os.environ.get(API_ENV, "").strip().lower()
+    if chosen in APIS:
+        return chosen
+    try:
+        proc = run(["opencode", "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return "v1"
+    found = re.search(r"(\d+)\.\d+\.\d+", proc.stdout or "")
+    return "v2" if found and int(found[1]) >= 2 else "v1"
+
+
+def template(api: str = "v1") -> str:
+    """The plugin template of ``api`` (``__ARGV__`` and ``__BUDGET__`` placeholders).  Raises PackagingError when
+    the file is missing from this installation."""
+    from importlib.resources import files
+
+    from pipeline.resources import PackagingError
+
+    name = TEMPLATE_V2_FILE if api == "v2" else TEMPLATE_FILE
+    try:
+        return files("pipeline.hooks").joinpath(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PackagingError(f"pipeline/hooks/{name} is missing from this installation; reinstall "
+                             "duck-tape (its wheel ships the opencode plugin)") from None
+
+
+def plugin_source(command: str = "duck-tape", *, budget: int = HANDOFF_BYTES, api: str = "v1") -> str:
     """The plugin file text; ``command`` (shell words, e.g. ``duck-tape`` or ``/opt/bin/duck-tape``) becomes a
     JSON array run with ``execFile`` (no shell: each word one argument); ``budget``: the handoff's byte budget
-    (``restore --budget``, 1000..9500)."""
-    return (TEMPLATE.replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
+    (``restore --budget``, 1000..9500); ``api``: ``v1`` (opencode 1.x) or ``v2`` (2.x).  Raises ``ValueError`` for
+    another ``api``, PackagingError when the template is not installed."""
+    if api not in APIS:
+        raise ValueError(f"unknown opencode plugin API {api!r}: expected one of {', '.join(APIS)}")
+    return (template(api).replace("__ARGV__", json.dumps(shlex.split(command) or ["duck-tape"]))
             .replace("__BUDGET__", str(budget)))

@@ -38,12 +38,15 @@ class NoFreshState(Exception):
 @dataclass(slots=True)
 class Fresh:
     """What ``fresh_state`` found: ``path`` of the state file (None when it could not be written: ``text`` holds it
-    then), ``text`` (the distilled file, None when an existing file was found), ``notes`` for stderr."""
+    then), ``text`` (the distilled file, None when an existing file was found), ``notes`` for stderr,
+    ``transcript``: the ``Transcript`` it distilled (None when it distilled none), so the restore need not read it
+    again."""
 
     path: Path | None
     text: str | None = None
     distilled: bool = False
     notes: list[str] | None = None
+    transcript: object | None = None
 
 
 def _who(session_id: str | None, marker: Marker) -> str:
@@ -84,27 +87,30 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                            f"{size} bytes, more than the restore distils within the hook's time ({cap}; "
                            f"DUCK_TAPE_MAX_TRANSCRIPT_BYTES={size} raises it); run `duck-tape resume`{skipped}")
     moment = now or datetime.now(timezone.utc)
+    read: list = []
     try:
         text, stamp, notes, _ = auto_state_text(marker.transcript, now=moment, max_bytes=cap, trigger=None,
-                                                session_id=owned.session_id, label=LABEL)
+                                                session_id=owned.session_id, label=LABEL, keep=read,
+                                                store=directory)
     except Exception as exc:  # any failure of the stages: say so, never hand over another file
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript could "
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
     notes = [*notes, f"{prefix} no state file of {who}; distilled its transcript {marker.transcript}{skipped}"]
+    transcript = read[0] if read else None
     try:
         path = _write_new(directory, marker, text, stamp)
     except StateFileExists:  # the names of the next minutes are taken too: hand over the text itself
-        return Fresh(None, text=text, distilled=True, notes=notes)
+        return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
     except _Raced as raced:  # a restore of the same compaction wrote it first
-        return Fresh(raced.path, notes=notes)
+        return Fresh(raced.path, notes=notes, transcript=transcript)
     except (OSError, InputError) as exc:
         target = Path(directory) / state_filename(stamp, "auto")
         if not (isinstance(exc, OSError) and os.path.isfile(target)):
             notes.append(f"{prefix} could not write the distilled state in {directory}: {' '.join(str(exc).split())}")
-            return Fresh(None, text=text, distilled=True, notes=notes)
+            return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
         path = target  # written, rotation failed
     _point_marker(directory, marker, path, notes, prefix)
-    return Fresh(path, text=text, distilled=True, notes=notes)
+    return Fresh(path, text=text, distilled=True, notes=notes, transcript=transcript)
 
 
 class _Raced(Exception):

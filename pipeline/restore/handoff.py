@@ -20,7 +20,11 @@ Layout (one ``"\\n"`` after every line)::
 
     Left out to fit <budget> bytes (read the state file for them): <Part> (<n> of <total>), …; shortened: <Part> (<n>), …
 
-The footer is there only when something was left out or shortened.  ``--format claude-code`` prints
+The footer is there only when something was left out or shortened.  With the compaction's own summary to compare
+with (``delta``, issue 17 item 2) the entries it lost come first, under ``## Lost by the compaction summary …``
+(``pipeline.restore.parts``: the delta), the entries it kept are left out, and the footer — then always there —
+ends with ``Already in the compaction summary, so left out: <n> entries (<kind> <n>, …): <names>.`` (at most
+``KEPT_NAMED`` named, each shortened to ``KEPT_NAME_BYTES``).  ``--format claude-code`` prints
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": <the text>}}`` (Claude Code hooks
 reference, ``SessionStart``: JSON on stdout with ``hookSpecificOutput.additionalContext`` is added to the context;
 the harness caps that string at 10,000 characters, above ``MAX_BUDGET`` bytes).  ``--format codex`` and ``--format
@@ -37,7 +41,16 @@ from dataclasses import dataclass
 import orjson
 
 from pipeline.restore.fit import Picked, Sizer, pick, shorten
-from pipeline.restore.parts import DISPLAY, GATES, PRIORITY, build_parts
+from pipeline.restore.parts import (
+    DELTA_DISPLAY,
+    DELTA_GATES,
+    DELTA_OPEN,
+    DELTA_PRIORITY,
+    DISPLAY,
+    GATES,
+    PRIORITY,
+    build_parts,
+)
 from pipeline.state.sections import StateSections
 
 DEFAULT_BUDGET = 6000
@@ -52,6 +65,13 @@ GUIDE = "Resume from Current; check the workspace before redoing anything listed
 HEADER_VALUE_CAP = 200
 """Bytes a header value (state file path, Cwd, repo@branch) may take."""
 _FENCE = "```"
+KEPT_NAMED = 6
+"""Kept entries the footer names (the rest are counted)."""
+KEPT_NAME_BYTES = 48
+"""Bytes each named kept entry may take in the footer."""
+KEPT_NAMES_SHARE = 0.08
+"""Most of the budget the names of the kept entries may take together (the count is always there)."""
+KEPT_KINDS = (("approved", "approved"), ("rejected", "rejected"), ("fact", "facts"), ("remaining", "remaining"))
 
 
 @dataclass(slots=True)
@@ -101,14 +121,16 @@ def _close_fences(picked: Picked, sizer: Sizer) -> None:
         picked.cost, picked.shortened = 0, 0
 
 
-def _fit(parts: dict, room: int, sizer: Sizer) -> dict[str, Picked]:
-    """Pick the parts in priority order from ``room`` bytes; after an incomplete gate part, the rest is left out."""
+def _fit(parts: dict, room: int, sizer: Sizer, *, priority: tuple[str, ...] = PRIORITY,
+         gates: frozenset[str] = GATES, still_open: frozenset[str] = frozenset()) -> dict[str, Picked]:
+    """Pick the parts in ``priority`` order from ``room`` bytes; after an incomplete gate part, the rest (but the
+    ``still_open`` parts) is left out."""
     picked: dict[str, Picked] = {}
     closed = False
-    for key in PRIORITY:
+    for key in priority:
         if key not in parts:
             continue
-        if closed:
+        if closed and key not in still_open:
             picked[key] = Picked(parts[key], left_out=len(parts[key].items), complete=False)
             continue
         got = pick(parts[key], max(room, 0), sizer)
@@ -116,13 +138,37 @@ def _fit(parts: dict, room: int, sizer: Sizer) -> dict[str, Picked]:
             _close_fences(got, sizer)
         picked[key] = got
         room -= got.cost
-        closed = key in GATES and not got.complete
+        closed = closed or (key in gates and not got.complete)
     return picked
 
 
-def _footer(picked: dict[str, Picked], budget: int) -> str | None:
+def _kept_names(delta: object, sizer: Sizer, budget: int) -> str:
+    """``Already in the compaction summary, so left out: …`` for ``delta`` (module docstring); the names take at
+    most ``KEPT_NAMES_SHARE`` of ``budget``."""
+    kept = list(delta.kept)  # type: ignore[attr-defined]
+    total = len(kept) + len(delta.lost)  # type: ignore[attr-defined]
+    if not kept:
+        return f"The compaction summary kept none of the {total} entries checked: all of them are above."
+    kinds = ", ".join(f"{label} {n}" for kind, label in KEPT_KINDS if (n := sum(e.kind == kind for e in kept)))
+    names: list[str] = []
+    room = int(budget * KEPT_NAMES_SHARE)
+    for e in kept[:KEPT_NAMED]:
+        text = e.text.split(": ", 1)[1].split(" - ", 1)[0] if e.status else e.text
+        name = f'"{shorten(text, KEPT_NAME_BYTES, sizer) or text[:KEPT_NAME_BYTES // 4]}"'
+        if sizer.cost(name) + 2 > room:
+            break
+        room -= sizer.cost(name) + 2
+        names.append(name)
+    more = len(kept) - len(names)
+    listed = ", ".join(names) + (f" and {more} more" if names and more else "")
+    noun = "entry" if len(kept) == 1 else "entries"
+    return f"Already in the compaction summary, so left out: {len(kept)} {noun} ({kinds})" + (f": {listed}." if names else ".")
+
+
+def _footer(picked: dict[str, Picked], budget: int, kept: str | None = None,
+            display: tuple[str, ...] = DISPLAY) -> str | None:
     left, cut = [], []
-    for key in DISPLAY:
+    for key in display:
         got = picked.get(key)
         if got is None:
             continue
@@ -134,17 +180,20 @@ def _footer(picked: dict[str, Picked], budget: int) -> str | None:
         if got.shortened:
             cut.append(f"{got.part.name} ({got.shortened})")
     if not left and not cut:
-        return None
+        return kept
     text = f"Left out to fit {budget} bytes (read the state file for them): " + (", ".join(left) or "nothing")
-    return text + (f"; shortened: {', '.join(cut)}" if cut else "") + "."
+    text += (f"; shortened: {', '.join(cut)}" if cut else "") + "."
+    return f"{text} {kept}" if kept else text
 
 
 def build_handoff(doc: StateSections, *, source: str, budget: int = DEFAULT_BUDGET, fmt: str = "plain",
-                  drift: list[str] | None = None, compaction: str | None = None) -> Handoff:
+                  drift: list[str] | None = None, compaction: str | None = None, delta: object | None = None) -> Handoff:
     """The handoff for ``doc`` fitted to ``budget`` bytes of output (layout and rules: module docstring).
 
     ``source``: the state file's path as shown; ``fmt``: one of ``FORMATS``; ``drift``: the
-    reconciliation lines (None: no such section); ``compaction``: the marker's ISO-8601 time.  Pure.
+    reconciliation lines (None: no such section); ``compaction``: the marker's ISO-8601 time; ``delta``: a
+    ``pipeline.verify.delta.Delta`` of ``doc`` against the compaction's own summary (None: none to compare with,
+    the handoff of issue 7 byte for byte).  Pure.
     Raises ``ValueError`` for a budget outside ``MIN_BUDGET``..``MAX_BUDGET`` or an unknown format.
     """
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
@@ -154,17 +203,27 @@ def build_handoff(doc: StateSections, *, source: str, budget: int = DEFAULT_BUDG
     sizer = Sizer(json=fmt in HOOK_FORMATS)
     header = _header(doc, source, compaction, sizer)
     fixed = _envelope(fmt) + sum(sizer.line(line) for line in header)
-    parts = build_parts(doc, drift, budget=budget, sizer=sizer)
+    judged = None
+    kept = None
+    options: dict = {}
+    display = DISPLAY
+    if delta is not None:
+        judged = {e.extra["ref"]: True for e in delta.kept}  # type: ignore[attr-defined]
+        judged.update({e.extra["ref"]: False for e in delta.lost})  # type: ignore[attr-defined]
+        kept = _kept_names(delta, sizer, budget)
+        options = {"priority": DELTA_PRIORITY, "gates": DELTA_GATES, "still_open": DELTA_OPEN}
+        display = DELTA_DISPLAY
+    parts = build_parts(doc, drift, budget=budget, sizer=sizer, judged=judged)
     reserve = 0
     for _ in range(12):  # the footer's size depends on what is left out: shrink the room until both fit
-        picked = _fit(parts, budget - fixed - reserve, sizer)
-        footer = _footer(picked, budget)
+        picked = _fit(parts, budget - fixed - reserve, sizer, **options)
+        footer = _footer(picked, budget, kept, display)
         footer_cost = sizer.line("") + sizer.line(footer) if footer else 0
         if fixed + sum(p.cost for p in picked.values()) + footer_cost <= budget:
             break
         reserve = max(reserve + 16, footer_cost)
     lines = list(header)
-    for key in DISPLAY:
+    for key in display:
         got = picked.get(key)
         if got is not None and got.lines:
             lines += ["", got.part.heading, *got.lines]

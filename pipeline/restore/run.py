@@ -9,6 +9,13 @@ a file of another session or an earlier compaction is never handed over.  The st
 workspace (the store's parent folder) and printed as the budgeted handoff, plain or as the Claude Code
 ``SessionStart`` hook JSON.
 
+The delta (issue 17, item 2): when the compaction's own summary can be found — in the transcript the restore just
+distilled, else read cheaply from the end of the marker's transcript (``pipeline.verify.tail``) — the handoff puts
+the entries that summary lost first and leaves out the ones it kept (``pipeline.verify.delta``,
+``pipeline.restore.parts``).  No compaction in the transcript, a harness that keeps no summary, a summary older
+than the marker (opencode's in-compaction restore runs before the summary exists), an unreadable transcript or any
+error there: the handoff of before, byte for byte.
+
 It never fails the hook: no marker, no fresh state, an unreadable or corrupt marker or state file, any error —
 nothing on stdout, one line on stderr (plus a note when it distilled), exit 0.  Speed (issue 7: under 0.15 s wall with ten state files, process
 start included): reached through the fast lane of ``pipeline.entry`` (no click), the state file is read by the
@@ -73,11 +80,32 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
         drift = [safe(line) for line in run_reconcile(doc, os.path.dirname(os.path.abspath(directory)))]
-    handoff = build_handoff(doc, source=str(path), budget=budget, fmt=fmt, drift=drift, compaction=marker.time)
+    delta = summary_delta(doc, marker, fresh.transcript)
+    handoff = build_handoff(doc, source=str(path), budget=budget, fmt=fmt, drift=drift, compaction=marker.time,
+                            delta=delta)
     output = handoff.output
     text = output.decode("utf-8", "replace")
     masked = safe(text)
     return (output if masked is text else masked.encode("utf-8")), note
+
+
+def summary_delta(doc: object, marker: object, transcript: object | None = None) -> object | None:
+    """The ``pipeline.verify.delta.Delta`` of ``doc`` against the summary of the compaction ``marker`` records:
+    from ``transcript`` (a ``Transcript`` already read) when given, else from the end of the marker's transcript
+    file.  None when there is no such summary or anything goes wrong (the restore then behaves as before)."""
+    try:
+        from pipeline.verify.delta import last_summary, of_this_compaction, split
+
+        since = marker.time  # type: ignore[attr-defined]
+        if transcript is not None:
+            summary = last_summary(transcript, since=since)
+        else:
+            from pipeline.verify.tail import last_summary_in_file
+
+            summary = of_this_compaction(last_summary_in_file(marker.transcript), since)  # type: ignore[attr-defined]
+        return split(doc, summary) if summary is not None else None
+    except Exception:  # noqa: BLE001 - the delta is a refinement; never a reason to restore nothing
+        return None
 
 
 def restore_main(directory: str | None = None, budget: int | None = None, fmt: str = "plain", *,

@@ -10,5 +10,7 @@ the workflow's tasks); an entry is **kept** when the summary carries it, **lost*
   probes' rule, ``evals.score.occurs``); a REJECTED entry also needs a rejection word in that unit or its heading;
 * ``entries``  — a state's entries as ``Entry`` values, each with its kind, evidence and terms;
 * ``compare``  — one ``Check`` per compaction (its entries against its summary), ``verify`` for a transcript;
-* ``render``   — the text and JSON reports.
+* ``render``   — the text and JSON reports;
+* ``delta``    — a state file's entries split by the last compaction's summary (what ``restore`` leaves out and
+  puts first, issue 17 item 2); ``tail`` — that summary read from the end of a transcript file, cheaply.
 """

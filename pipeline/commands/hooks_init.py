@@ -1,0 +1,156 @@
+"""The body of ``duck-tape init`` (``pipeline.commands.hooks``): plan every chosen harness, show, ask, write.
+
+Text mode prints, per harness, the file, the hook snippet and the diff, then what was done.  ``--json`` prints
+one object instead (shape: README "Machine-readable output"):
+
+``{"command": "init", "root", "user", "written": [paths], "harnesses": [{"harness", "path", "scope", "restore",
+"changed", "written", "backup", "git_excluded", "evidence"}], "skipped": [{"harness", "reason"}],
+"warnings": [lines]}``; ``scope`` is ``project-local`` | ``project`` | ``user``.  ``warnings`` holds each
+installer's notes (``InstallPlan.notes``) prefixed with the harness name.
+
+Copilot CLI gets, after its hook, the offer of the ``duck-tape resume`` line in its instructions file
+(``pipeline.hooks.install_copilot``) under the same rules: written with ``--yes``, asked on a terminal, only shown
+with ``--dry-run`` or without a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+
+def _scope(name: str, *, user: bool, project: bool) -> str:
+    if user:
+        return "user"
+    return "project" if project or name != "claude-code" else "project-local"
+
+
+def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool, user: bool, project: bool,
+             restore: bool | None, hook_command: str | None, as_json: bool, nudge: bool = False) -> None:
+    """Run ``init`` (see the command's help).  Raises InputError (exit 2) as ``setup.choose``/``setup.plan``."""
+    from pipeline.approval import ask
+    from pipeline.hooks import setup
+    from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command
+    from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
+
+    base = Path(root)
+    if not base.is_dir():
+        from pipeline.errors import InputError
+
+        raise InputError(f"--root {root}: {'not a directory' if base.exists() else 'no such directory'} (init "
+                         "installs into an existing project folder and does not create it; check the spelling)")
+    warnings: list[str] = []
+    if hook_command is None:
+        command, why = setup.default_command(base)
+        if why:
+            warnings.append(why)
+    else:
+        command = parse_hook_command(hook_command, base)
+    chosen = setup.choose(harnesses, base)
+    interactive = not (yes or dry_run or as_json) and sys.stdin.isatty()
+    report = {"command": "init", "root": str(base.resolve()), "user": user, "written": [], "harnesses": [],
+              "skipped": [], "warnings": warnings}
+    plans = []
+    for choice in chosen:
+        if choice.skip:
+            report["skipped"].append({"harness": choice.name, "reason": choice.skip})
+            continue
+        plan, with_restore, left_out = setup.plan(choice.name, base, command, user=user, project=project,
+                                                  restore=restore, nudge=nudge, named=bool(harnesses))
+        warnings.extend(f"{choice.name}: {n}" for n in left_out)
+        plans.append((choice, plan, with_restore))
+    if not as_json:
+        for line in warnings:
+            click.echo(f"note: {line}", err=True)
+        for item in report["skipped"]:
+            click.echo(f"{item['harness']}: skipped ({item['reason']})", err=True)
+    for choice, plan, with_restore in plans:
+        entry = {"harness": choice.name, "path": str(plan.path), "scope": _scope(choice.name, user=user, project=project),
+                 "restore": with_restore, "changed": plan.changed, "written": False, "backup": None,
+                 "git_excluded": None, "evidence": [str(p) for p in choice.evidence]}
+        report["harnesses"].append(entry)
+        notes = (command_notes(command, base, choice.name) if hook_command is not None else []) + list(plan.notes)
+        report["warnings"].extend(f"{choice.name}: {n}" for n in notes)
+        if not as_json:
+            found = f" (in use: {', '.join(map(str, choice.evidence))})" if choice.evidence else ""
+            click.echo(f"# {choice.name}{found}: {plan.path}")
+            click.echo(safe(plan.snippet), nl=not plan.snippet.endswith("\n"))
+        if not plan.changed:
+            if not as_json:
+                click.echo(f"{plan.path}: the duck-tape hook is already installed; nothing to do.")
+                for note in plan.notes:
+                    click.echo(f"note: {note}", err=True)
+            if choice.name == "copilot":
+                _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
+                                      as_json=as_json)
+            continue
+        if not as_json:
+            diff = plan.diff()
+            click.echo(safe(diff), nl=not diff.endswith("\n"))
+            for note in notes:
+                click.echo(f"note: {note}", err=True)
+        if dry_run or not (yes or interactive):
+            if not as_json:
+                click.echo(f"Not written (dry run): pass --yes to install into {plan.path}.")
+            if choice.name == "copilot":
+                _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
+                                      as_json=as_json)
+            continue
+        if interactive and not ask(f"Install the {choice.name} hook into {plan.path}? [yes/no] "):
+            click.echo(f"Skipped {choice.name}: not approved.")
+            continue
+        backup = apply_plan(plan)
+        entry.update(written=True, backup=str(backup) if backup else None)
+        report["written"].append(str(plan.path))
+        if setup.personal(choice.name, user=user, project=project):
+            excluded = setup.ignore_in_git(plan.path, base)
+            entry["git_excluded"] = str(excluded) if excluded else None
+        if not as_json:
+            if backup is not None:
+                click.echo(f"Backed up the old file to {backup}")
+            click.echo(f"Wrote {plan.path}")
+            if entry["git_excluded"]:
+                click.echo(f"Added {plan.path.name} to {entry['git_excluded']} (a personal file, kept out of git)")
+        if choice.name == "copilot":
+            _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
+                                  as_json=as_json)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+def _copilot_instructions(root: Path, report: dict, *, user: bool, yes: bool, dry_run: bool, interactive: bool,
+                          as_json: bool) -> None:
+    """Copilot CLI restores nothing after a compaction: say so, and offer the ``duck-tape resume`` line in its
+    instructions file (``pipeline.hooks.install_copilot``), written with --yes or an approving answer on a
+    terminal, shown only with --dry-run or without a terminal.  What happened goes into ``report`` (``written``,
+    ``warnings``)."""
+    from pipeline.approval import ask
+    from pipeline.hooks.install import apply_plan
+    from pipeline.hooks.install_copilot import NOTE, plan_instructions
+
+    plan = plan_instructions(root, user=user)
+    report["warnings"].append(f"copilot: after a compaction: {NOTE}")
+    if not as_json:
+        click.echo(f"after a compaction: {NOTE}", err=True)  # not a "note:" about --command
+    if not plan.changed:
+        if not as_json:
+            click.echo(f"{plan.path} already tells the agent to run `duck-tape resume`.")
+        return
+    if not as_json:
+        diff = plan.diff()
+        click.echo(diff, nl=not diff.endswith("\n"))
+    if dry_run or not (yes or interactive) or (
+            interactive and not ask(f"Add this line to {plan.path}? [yes/no] ")):
+        hint = f"put `duck-tape resume` in {plan.path} yourself, or run init with --yes"
+        if as_json:
+            report["warnings"].append(f"copilot: not added: {hint}")
+        else:
+            click.echo(f"Not added: {hint}.")
+        return
+    apply_plan(plan)
+    report["written"].append(str(plan.path))
+    if not as_json:
+        click.echo(f"Wrote {plan.path}")

@@ -1,0 +1,34 @@
+"""``duck-tape mcp``: run the stdio MCP server (``pipeline.serve.mcp``).  The SDK is imported only here, inside
+the command: no other command and no hook path loads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pipeline.errors import InputError
+
+
+@click.command("mcp", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=".duck-tape",
+              show_default=True, help="State store the tools read (and recover writes into).")
+@click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
+              show_default=True, help="CONTEXT.md whose Decisions the decisions tool searches (read only).")
+def mcp(directory: Path, context_path: Path) -> None:
+    """Serve this workspace's duck-tape state as an MCP server on stdin/stdout.
+
+    Tools: state (the state file resume would use, as text and JSON), decisions (search the Decision Log entries
+    of the state files and CONTEXT.md decisions by words, newest first), recover (recover a state file from a
+    transcript path; a dry run unless approve is true).  Every output passes the redaction mask.  Add it to a
+    harness, e.g. `claude mcp add duck-tape -- duck-tape mcp`.  Needs the `mcp` package (the `mcp` extra).
+    """
+    try:
+        from pipeline.serve.mcp import run
+    except ImportError as exc:
+        raise InputError(f"the MCP server needs the 'mcp' package ({exc}); install it with "
+                         "pip install 'duck-tape-pipeline[mcp]'") from None
+    run(directory, context_path)
+
+
+COMMANDS = [mcp]
