@@ -144,6 +144,8 @@ class ReadReport:
     ``ignored``: reason -> count of known records deliberately not turned into events (noise such as Copilot
     ``report_intent`` calls, sub-agent-internal messages, ``abort`` markers); unlike ``unknown_types`` these
     are understood, just not part of the main thread.
+    ``window``: the lines a JSONL read left out by its byte window (``records.read_window``) as ``(first line,
+    last line, bytes)``, or None when the whole file was read.
     """
 
     records: int = 0
@@ -152,6 +154,7 @@ class ReadReport:
     unknown_types: Counter = field(default_factory=Counter)
     capped_fields: int = 0
     ignored: Counter = field(default_factory=Counter)
+    window: tuple[int, int, int] | None = None
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""
@@ -161,6 +164,10 @@ class ReadReport:
                 shown = ", ".join(str(n) for n in lines[:10])
                 more = f" (+{len(lines) - 10} more)" if len(lines) > 10 else ""
                 parts.append(f"{label} {len(lines)} record(s) at line(s) {shown}{more}")
+        if self.window:
+            first, last, nbytes = self.window
+            parts.append(f"read its start and its end: lines {first:,}-{last:,} ({nbytes / 1e6:.1f} MB) in between "
+                         "were not read (DUCK_TAPE_READ_WINDOW=0 reads every line)")
         if not parts:
             return None
         return f"duck-tape: warning: {path}: " + "; ".join(parts)

@@ -10,6 +10,7 @@ line that deep is refused by orjson itself and skipped like any bad line.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import orjson
@@ -22,6 +23,46 @@ from pipeline.transcripts.source import open_transcript
 READ_BUFFER = 64 * 1024
 
 
+#: The byte window of a JSONL read (issue 14: memory and time bounded whatever the size): a file larger than
+#: ``READ_WINDOW`` bytes is read in its first seventh and its last six sevenths of that, the lines in between
+#: counted (their numbers stay right) but not parsed.  The session's start (its metadata, the task) and its
+#: recent past (several context windows' worth) are what a state file is made of; a checkpoint at each
+#: compaction has read the middle before.  ``DUCK_TAPE_READ_WINDOW`` (bytes; 0 reads everything) sets another.
+READ_WINDOW = 14 * 1024 * 1024
+WINDOW_ENV = "DUCK_TAPE_READ_WINDOW"
+
+
+def read_window() -> tuple[int, int]:
+    """``(head, tail)`` bytes of the JSONL byte window (``READ_WINDOW`` or ``$DUCK_TAPE_READ_WINDOW``; a value
+    that is not a whole number of bytes counts as unset); ``(0, 0)`` reads every line."""
+    raw = os.environ.get(WINDOW_ENV, "").strip().replace("_", "")
+    total = int(raw) if raw.isdigit() else READ_WINDOW
+    if total <= 0:
+        return 0, 0
+    return total // 7, total - total // 7
+
+
+def _skip_middle(fh, tail_start: int) -> tuple[int, int]:
+    """Read from ``fh``'s position (a line start) to the first line start at or after ``tail_start``, counting
+    newlines; returns ``(lines skipped, bytes skipped)``."""
+    start = fh.tell()
+    lines = 0
+    pos = start
+    while pos < tail_start:
+        chunk = fh.read(min(1 << 20, tail_start - pos))
+        if not chunk:
+            break
+        lines += chunk.count(b"\n")
+        pos += len(chunk)
+    if pos >= tail_start:
+        rest = fh.readline()  # the line the tail would start inside: skipped whole
+        if rest:
+            lines += rest.endswith(b"\n")
+            if not rest.endswith(b"\n"):
+                lines += 1  # the file's last line, cut nowhere: it was the only one left
+    return lines, fh.tell() - start
+
+
 def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, record)`` for each JSON object line of a JSONL file (line numbers 1-based).
 
@@ -30,26 +71,47 @@ def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Itera
     parse reads (``repair_line``: invalid UTF-8 bytes replaced by U+FFFD, a byte order mark in front, a number
     beyond the range of a double) is kept; its number goes to ``report.repaired_lines``.
     Reads in binary, so a single multi-megabyte line costs only that line's memory; at most ``limit`` bytes
-    (the size seen when the read started, ``source.open_transcript``), after a leading BOM.
+    (the size seen when the read started, ``source.open_transcript``), after a leading BOM.  A file larger than
+    the byte window (``read_window``) is read at its start and its end; ``report.window`` names the lines
+    left out.
     """
-    loads = orjson.loads
+    head, tail = read_window()
     with open_transcript(path, limit, buffer_size=READ_BUFFER) as fh:
-        for number, raw in enumerate(fh, 1):
-            if raw.isspace():  # a line is never b"": at least its b"\n", or the last line's bytes
-                continue
-            try:
-                record = loads(raw)
-            except orjson.JSONDecodeError:
-                record = repair_line(raw)
-                if record is None:
-                    report.skipped_lines.append(number)
-                    continue
-                report.repaired_lines.append(number)
-            if not isinstance(record, dict):
-                report.skipped_lines.append(number)
-                continue
-            report.records += 1
-            yield number, record
+        size = fh.raw.size
+        windowed = head + tail > 0 and size > head + tail
+        number = 0
+        for raw in fh:
+            number += 1
+            record = _record(number, raw, report)
+            if record is not None:
+                yield number, record
+            if windowed and fh.tell() >= head:
+                windowed = False
+                if size - tail > fh.tell():
+                    skipped, nbytes = _skip_middle(fh, size - tail)
+                    if skipped:
+                        report.window = (number + 1, number + skipped, nbytes)
+                        number += skipped
+
+
+def _record(number: int, raw: bytes, report: ReadReport) -> dict | None:
+    """The JSON object of line ``number`` (``iter_jsonl``'s rules), or None for a blank, bad or non-object line
+    (counted in ``report``)."""
+    if raw.isspace():  # a line is never b"": at least its b"\n", or the last line's bytes
+        return None
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        record = repair_line(raw)
+        if record is None:
+            report.skipped_lines.append(number)
+            return None
+        report.repaired_lines.append(number)
+    if not isinstance(record, dict):
+        report.skipped_lines.append(number)
+        return None
+    report.records += 1
+    return record
 
 
 def parse_line(raw: bytes) -> object:

@@ -77,6 +77,11 @@ class _Window(io.RawIOBase):
     def tell(self) -> int:
         return self._pos - self._start
 
+    @property
+    def size(self) -> int:
+        """Bytes readable through this window (the file's size at open, at most ``limit``, after a BOM)."""
+        return self._end - self._start
+
     def close(self) -> None:
         if not self.closed:
             self._file.close()

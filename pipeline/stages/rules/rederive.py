@@ -45,6 +45,10 @@ def build(s: Scan) -> list[str]:
         commands.pop(shown, None)
         commands[shown] = None
     out = [f"Read the transcript: {s.meta.path}"] if s.meta.path else []
+    if s.lines_unread:
+        first_line, last_line, nbytes = s.lines_unread
+        out.append(f"Read the middle of the transcript too (lines {first_line}-{last_line}, {nbytes / 1e6:.1f} MB): it "
+                   "was past the reading window and was not read")
     if s.unread:
         count, chars, first, last = s.unread
         where = (f"lines {s.events[first].line}-{s.events[last].line}" if s.events[first].line and s.events[last].line

@@ -52,6 +52,8 @@ class Scan:
     task_texts: dict[int, str] = field(default_factory=dict)
     #: messages left out by the reading window: (how many, their characters, first and last event index)
     unread: tuple[int, int, int, int] | None = None
+    #: lines the reader's byte window left out (``ReadReport.window``: first line, last line, bytes)
+    lines_unread: tuple[int, int, int] | None = None
 
     def spans(self, index: int) -> list[tuple[int, int]]:
         """Sentence spans of event ``index``'s text (``text.sentence_spans``), computed once per event."""
@@ -109,7 +111,7 @@ class Scan:
 def scan(transcript: Transcript, read_chars: int | None = None) -> Scan:
     """Build the ``Scan`` of ``transcript`` in one pass (O(number of events)), with the reading window of
     ``read_chars`` characters (default ``READ_CHARS``; 0 reads every message)."""
-    s = Scan(events=transcript.events, meta=transcript.meta)
+    s = Scan(events=transcript.events, meta=transcript.meta, lines_unread=transcript.report.window)
     by_id: dict[str, int] = {}
     no_id: deque[int] = deque()
     for i, ev in enumerate(transcript.events):
