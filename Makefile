@@ -24,7 +24,8 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-## make bench: speed and memory figures on generated inputs
+## make bench: speed and memory figures on generated inputs (issue 14 sizes 5 MB to 1 GB: ~30 min today)
+## BENCH_SIZES=5,60 make bench: the quick run (sizes in MB); BENCH_TIMEOUT=N: seconds per run before it is killed
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from datetime import date, timedelta
 
 import orjson
 
@@ -25,44 +26,87 @@ FILES = ["src/shop/api/checkout.py", "src/shop/api/refund.py", "src/shop/limits.
 COMMANDS = ["pytest -q tests/test_limits.py", "git diff --stat", "ruff check src", "pytest -q"]
 
 
-def _line(rng: random.Random, base: dict, kind: str, n: int) -> dict:
+def _line(rng: random.Random, base: dict, kind: str, n: int, tag: str = "") -> dict:
+    """One record of kind ``prompt``, ``text``, ``call`` or ``result``.  A non-empty ``tag`` (``REP``) goes into the
+    uuid, the message and tool ids and the prose, where ``generate`` replaces it per repetition of a chunk."""
     ts = f"2026-09-01T{10 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-    rec = dict(base, uuid=str(uuid.UUID(int=rng.getrandbits(128))), timestamp=ts)
+    rid = str(uuid.UUID(int=rng.getrandbits(128)))
+    rec = dict(base, uuid=rid[: -len(tag)] + tag if tag else rid, timestamp=ts)
+    words = f" (pass {tag})" if tag else ""
     if kind == "prompt":
-        rec.update(type="user", message={"role": "user", "content": rng.choice(PROMPTS)})
+        rec.update(type="user", message={"role": "user", "content": rng.choice(PROMPTS) + words})
     elif kind == "text":
-        rec.update(type="assistant", message={"id": f"msg_{n:08d}", "role": "assistant", "model": "claude-sonnet-4-5",
-                                              "content": [{"type": "text", "text": rng.choice(ASSISTANT)}]})
+        rec.update(type="assistant", message={"id": f"msg_{tag}{n:08d}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                              "content": [{"type": "text", "text": rng.choice(ASSISTANT) + words}]})
     elif kind == "call":
         tool = rng.choice(["Read", "Bash", "Edit", "Grep"])
         arg = {"Read": {"file_path": rng.choice(FILES)}, "Bash": {"command": rng.choice(COMMANDS)},
                "Edit": {"file_path": rng.choice(FILES), "old_string": "a", "new_string": "b"},
                "Grep": {"pattern": "RateLimiter", "path": "src"}}[tool]
-        rec.update(type="assistant", message={"id": f"msg_{n:08d}", "role": "assistant", "model": "claude-sonnet-4-5",
-                                              "content": [{"type": "tool_use", "id": f"toolu_{n:08d}", "name": tool, "input": arg}]})
+        rec.update(type="assistant", message={"id": f"msg_{tag}{n:08d}", "role": "assistant", "model": "claude-sonnet-4-5",
+                                              "content": [{"type": "tool_use", "id": f"toolu_{tag}{n:08d}", "name": tool,
+                                                           "input": arg}]})
     else:  # result: a large file read or test output
         body = "\n".join(f"{i:5d}  def handler_{i}(request): return limiter.check(request.customer_id)" for i in range(rng.randint(20, 160)))
         rec.update(type="user", message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n - 1:08d}", "content": body, "is_error": rng.random() < 0.05}]})
+            {"type": "tool_result", "tool_use_id": f"toolu_{tag}{n - 1:08d}", "content": body, "is_error": rng.random() < 0.05}]})
     return rec
 
 
-def generate(path: str, target_bytes: int, seed: int = 7) -> int:
-    """Write a Claude Code JSONL transcript of about ``target_bytes`` bytes to ``path``; return lines written."""
-    rng = random.Random(seed)
-    base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/shop",
-            "sessionId": "5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f", "version": "2.0.55", "gitBranch": "feature/rate-limit"}
-    cycle = ["prompt", "text", "call", "result", "text", "call", "result", "call", "result"]
+_BASE = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/shop",
+         "sessionId": "5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f", "version": "2.0.55", "gitBranch": "feature/rate-limit"}
+_HEAD = b'{"type":"permission-mode","permissionMode":"default","sessionId":"5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f"}\n'
+_CYCLE = ["prompt", "text", "call", "result", "text", "call", "result", "call", "result"]
+REP = "c0ffee"  # six hex digits: the per-repetition placeholder in a chunk (see ``generate``)
+CHUNK_BYTES = 4_000_000  # above twice this, ``generate`` repeats one chunk of this size
+_DAY = b"2026-09-01T"
+
+
+def _records(rng: random.Random, target_bytes: int, tag: str = ""):
+    """Serialised records (bytes, newline-terminated) until about ``target_bytes`` bytes are produced."""
     written = n = 0
+    while written < target_bytes:
+        kind = _CYCLE[n % len(_CYCLE)] if n % 40 else "prompt"
+        data = orjson.dumps(_line(rng, _BASE, kind, n, tag)) + b"\n"
+        yield data
+        written += len(data)
+        n += 1
+
+
+def generate(path: str, target_bytes: int, seed: int = 7, *, chunk_bytes: int = CHUNK_BYTES) -> int:
+    """Write a Claude Code JSONL transcript of about ``target_bytes`` bytes to ``path``; return lines written.
+
+    Up to ``2 * chunk_bytes`` every record is drawn afresh (the 5 MB bench file is the same as ever).  Above that,
+    one chunk of ~``chunk_bytes`` is drawn once and written again and again, streaming, each copy with fresh uuids,
+    message and tool ids (the ``REP`` placeholder becomes the copy's number in hex), a date one day later, and its
+    prompts and assistant lines carrying the copy's number (so no two copies hold the same text): 1 GB takes a few
+    seconds.  The last copy is cut at a line end near ``target_bytes``.
+    """
+    rng = random.Random(seed)
+    if target_bytes <= 2 * chunk_bytes:
+        n = 0
+        with open(path, "wb") as fh:
+            fh.write(_HEAD)
+            for n, data in enumerate(_records(rng, target_bytes), 1):
+                fh.write(data)
+        return n
+    chunk_lines = list(_records(rng, chunk_bytes, REP))
+    chunk = b"".join(chunk_lines)
+    tag, start = REP.encode(), date(2026, 9, 1)
+    written, lines, copy = len(_HEAD), 0, 0
     with open(path, "wb") as fh:
-        fh.write(b'{"type":"permission-mode","permissionMode":"default","sessionId":"5b0e8a52-1d3c-4f7e-9a55-0c1f2b3d4e5f"}\n')
+        fh.write(_HEAD)
         while written < target_bytes:
-            kind = cycle[n % len(cycle)] if n % 40 else "prompt"
-            data = orjson.dumps(_line(rng, base, kind, n)) + b"\n"
+            day = (start + timedelta(days=copy)).isoformat().encode() + b"T"
+            data = chunk.replace(tag, b"%06x" % copy).replace(_DAY, day)
+            room = target_bytes - written
+            if len(data) > room:  # the last copy: cut at the first line end past the target
+                data = data[: data.index(b"\n", room) + 1] if b"\n" in data[room:] else data
             fh.write(data)
             written += len(data)
-            n += 1
-    return n
+            lines += data.count(b"\n")
+            copy += 1
+    return lines
 
 
 # Prose-heavy shapes (issue 11 part 4): a 4.9 MB transcript of long user prompts took 51 s to checkpoint.  The

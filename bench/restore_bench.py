@@ -1,7 +1,7 @@
 """Issue 7 figure (part of ``make bench``; also runnable alone): ``duck-tape restore`` after a compaction.
 
 A workspace with ten state files (auto, recovered and manual copies of the recovered fixture states), the
-marker, and a git repository with 60 commits, 20 of them after the chosen state's ``Created`` time, so that the
+marker (naming the session of the chosen state, as the hooks write it since issue 14), and a git repository with 60 commits, 20 of them after the chosen state's ``Created`` time, so that the
 reconciliation runs ``git log`` for real.  ``duck-tape restore --format claude-code`` (the SessionStart hook
 command), wall time with process start, median of 9; target < 0.15 s.  As for the checkpoint (bench/
 hooks_batch.py), measured with a bytecode cache (an installed tool) and without one (PYTHONDONTWRITEBYTECODE=1).
@@ -52,7 +52,12 @@ def make_workspace(root: Path) -> Path:
         text = sources[(n + 1) % len(sources)].read_text(encoding="utf-8")  # the chosen (manual) one: claude-code
         text = re.sub(r"^Session: \S+", f"Session: {label}", text, count=1, flags=re.M)
         (store / f"{label}.state.md").write_text(text, encoding="utf-8")
-    (store / ".last-compact").write_text(f"2026-03-10T10:00:05Z | cwd: {root} | latest-state: {label}.state.md\n")
+    # issue 14: restore hands over only a state of the session the marker names (the chosen file's Session-Id)
+    session = re.search(r"\| Session-Id: (\S+)", text)
+    if session is None:
+        raise SystemExit(f"bench: {sources[(n + 1) % len(sources)]} has no Session-Id in its header")
+    (store / ".last-compact").write_text(f"2026-03-10T10:00:05Z | cwd: {root} | session-id: {session.group(1)} | "
+                                         f"latest-state: {label}.state.md\n")
     return store
 
 
@@ -72,7 +77,7 @@ def restore_times(store: Path, env: dict, repeat: int = 9) -> tuple[float, float
         out = out_path.read_bytes()
         out_path.unlink()
         if status != 0 or not out:
-            raise SystemExit(f"bench: restore failed (status {status})")
+            raise SystemExit(f"bench: restore failed (status {status}, {len(out)} bytes on stdout)")
         json.loads(out)
         size = len(out)
         if n:
