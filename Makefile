@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	$(BIN)/python -m compileall -q pipeline evals  # hooks start faster with bytecode, even where Python may not write it
+	$(BIN)/python -m pipeline.recache >/dev/null  # and with their regular expressions compiled (pipeline/recache.py)
 	touch $(STAMP)
 
 ## make run: recover a state file from the bundled Claude Code transcript and print it

@@ -36,7 +36,9 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
+            from pipeline.recache import compile as cached_compile
+
+            self._compiled = cached_compile(self._source, self._flags)
             for name in _METHODS:
                 setattr(self, name, getattr(self._compiled, name))
         return self._compiled

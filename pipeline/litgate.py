@@ -20,7 +20,9 @@ by ``str.casefold`` after mapping U+0130 (İ) and U+0131 (dotless ı), which ``r
 from __future__ import annotations
 
 import re
-from re import _compiler, _parser
+
+from pipeline import recache
+from re import _parser
 from re import _constants as C  # the parser's opcodes (standard library, Python >= 3.11)
 
 _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT))
@@ -253,6 +255,35 @@ def _gate_sets(reqs: list[frozenset[Lit]]) -> list[frozenset[Lit]]:
     return ordered[:1] + [r for r in ordered[1:GATE_SETS] if _score(r)[0] >= 3]
 
 
+def plan(source: str, flags: int = 0) -> tuple:
+    """What a ``GatedAlternation`` of ``source`` tests, as plain data: ``(branches, gate, nonempty, word literals,
+    substring literals, all literals)``; ``branches`` lists ``(branch source, its gate)`` when the top-level
+    branches hold no group (then they are searched apart), else is empty; a gate is a tuple of literal sets."""
+    words: set[str] = set()
+    subs: set[str] = set()
+
+    def gate(reqs: list[frozenset[Lit]]) -> tuple[frozenset[str], ...]:
+        for req in reqs:
+            for lit, word in req:
+                (words if word else subs).add(lit)
+        return tuple(frozenset(t for t, _ in req) for req in reqs)
+
+    parts = split_branches(source, flags)
+    trees = [_parser.parse(part, flags) for part in parts] if parts else []
+    branches: list[tuple[str, tuple[frozenset[str], ...]]] = []
+    if trees and all(tree.state.groups == 1 for tree in trees):  # no group in any branch: search them apart
+        reqs = [_seq(tree) for tree in trees]
+        branches = [(part, gate(_gate_sets(req))) for part, req in zip(parts, reqs)]
+        bests = [_best(req) for req in reqs]
+        whole = gate([frozenset().union(*bests)]) if all(bests) else ()
+        nonempty = all(tree.getwidth()[0] > 0 for tree in trees)
+    else:
+        whole = gate(_gate_sets(_seq(_parser.parse(source, flags))))
+        nonempty = False
+    return (tuple(branches), whole, nonempty, frozenset(words - subs), tuple(sorted(subs, key=len, reverse=True)),
+            tuple(sorted(words | subs, key=len, reverse=True)))
+
+
 class GatedAlternation:
     """A drop-in ``re.Pattern`` (``search``, ``match``, ``fullmatch``, ``finditer``, ``findall``, ``sub``, ``subn``,
     ``split``; ``pattern``, ``flags``) that first tests the literals the pattern requires (see the module rules):
@@ -269,7 +300,7 @@ class GatedAlternation:
     def __init__(self, source: str, flags: int = 0) -> None:
         self.pattern, self.flags = source, flags
         self._compiled: re.Pattern[str] | None = None
-        self._branches: list[list] = []  # [parsed branch or its compiled pattern, gate]
+        self._branches: list[list] = []  # [parsed branch or its compiled pattern, gate, source]
         self._gate: tuple[frozenset[str], ...] = ()
         self._ready = False
 
@@ -277,47 +308,31 @@ class GatedAlternation:
     def compiled(self) -> re.Pattern[str]:
         """The whole pattern, compiled (on first use)."""
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            self._compiled = recache.compile(self.pattern, self.flags)
         return self._compiled
 
     def _prepare(self) -> None:
-        """Parse the branches once: their gates, the whole pattern's gate, whether a branch can match empty.  A
-        branch is compiled from its parse tree the first time a text passes its gate (``_branch``)."""
-        words: set[str] = set()
-        subs: set[str] = set()
-
-        def gate(reqs: list[frozenset[Lit]]) -> tuple[frozenset[str], ...]:
-            for req in reqs:
-                for lit, word in req:
-                    (words if word else subs).add(lit)
-            return tuple(frozenset(t for t, _ in req) for req in reqs)
-
-        parts = split_branches(self.pattern, self.flags)
-        trees = [_parser.parse(part, self.flags) for part in parts] if parts else []
-        if trees and all(tree.state.groups == 1 for tree in trees):  # no group in any branch: search them apart
-            reqs = [_seq(tree) for tree in trees]
-            self._branches = [[tree, gate(_gate_sets(req))] for tree, req in zip(trees, reqs)]
-            bests = [_best(req) for req in reqs]
-            self._gate = gate([frozenset().union(*bests)]) if all(bests) else ()
-            self._nonempty = all(tree.getwidth()[0] > 0 for tree in trees)
-        else:
-            self._gate = gate(_gate_sets(_seq(_parser.parse(self.pattern, self.flags))))
-            self._nonempty = False
-        self._word_lits = frozenset(words - subs)
-        self._sub_lits = tuple(sorted(subs, key=len, reverse=True))
-        self._all_lits = tuple(sorted(words | subs, key=len, reverse=True))
+        """The branches' gates, the whole pattern's gate, whether a branch can match empty (``plan``, kept between
+        runs by ``pipeline.recache``).  A branch is compiled the first time a text passes its gate (``_branch``)."""
+        branches, self._gate, self._nonempty, self._word_lits, self._sub_lits, self._all_lits = recache.memo(
+            ("litgate", self.pattern, int(self.flags)), lambda: plan(self.pattern, self.flags))
+        self._branches = [[None, gate, part] for part, gate in branches]
         self._ready = True
 
     def _branch(self, k: int) -> re.Pattern[str]:
         entry = self._branches[k]
         pat = entry[0]
-        if not isinstance(pat, re.Pattern):
-            try:
-                pat = _compiler.compile(pat, self.flags)  # from the parse tree already made: no second parse
-            except Exception:  # noqa: BLE001 - a private API of the standard library: fall back to the source
-                pat = re.compile(split_branches(self.pattern, self.flags)[k], self.flags)
-            entry[0] = pat
+        if pat is None:
+            pat = entry[0] = recache.compile(entry[2], self.flags)
         return pat
+
+    def warm(self) -> None:
+        """Compile the whole pattern and every branch now (``python -m pipeline.recache`` fills its table)."""
+        if not self._ready:
+            self._prepare()
+        self.compiled
+        for k in range(len(self._branches)):
+            self._branch(k)
 
     def _present(self, text: str) -> set[str]:
         """The literals of this pattern's gates that occur in ``text``."""
@@ -345,7 +360,7 @@ class GatedAlternation:
         if not self._branches:
             return self.compiled.search(text, pos, end)
         best: re.Match[str] | None = None
-        for k, (_pat, gate) in enumerate(self._branches):
+        for k, (_pat, gate, _src) in enumerate(self._branches):
             for req in gate:
                 if present.isdisjoint(req):
                     break
@@ -364,7 +379,7 @@ class GatedAlternation:
         end = len(text) if endpos is None else endpos
         if not self._branches:
             return getattr(self.compiled, how)(text, pos, end)
-        for k, (_pat, gate) in enumerate(self._branches):
+        for k, (_pat, gate, _src) in enumerate(self._branches):
             if all(not present.isdisjoint(req) for req in gate):
                 m = getattr(self._branch(k), how)(text, pos, end)
                 if m is not None:
@@ -392,7 +407,7 @@ class GatedAlternation:
         return self._iterate(text, pos, end, present)
 
     def _iterate(self, text: str, pos: int, end: int, present: set[str]):
-        live = [self._branch(k) for k, (_pat, gate) in enumerate(self._branches)
+        live = [self._branch(k) for k, (_pat, gate, _src) in enumerate(self._branches)
                 if all(not present.isdisjoint(req) for req in gate)]
         ahead: list[re.Match[str] | None] = [None] * len(live)  # each branch's leftmost match at or after pos
         done = [False] * len(live)

@@ -26,7 +26,9 @@ def lazy_pattern(source: AnyStr, flags: int = 0) -> Callable[[], re.Pattern[AnyS
     def pattern() -> re.Pattern[AnyStr]:
         nonlocal compiled
         if compiled is None:
-            compiled = re.compile(source, flags)
+            from pipeline.recache import compile as cached_compile
+
+            compiled = cached_compile(source, flags)
         return compiled
 
     return pattern
@@ -50,7 +52,9 @@ def guarded_pattern(literals: tuple[bytes, ...], source: bytes) -> Callable[[byt
                     break
             else:
                 return None
-            compiled = re.compile(source)
+            from pipeline.recache import compile as cached_compile
+
+            compiled = cached_compile(source)
         return compiled
 
     return pattern_for
