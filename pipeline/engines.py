@@ -228,9 +228,11 @@ def build_state(
     (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
     """
     from pipeline.redact.source import mask_transcript
+    from pipeline.stages.rules.scan import windowed
 
-    # issue 11: mask the source first, render after; every engine, the screening and validate see the masked text
-    transcript, source = mask_transcript(transcript)
+    # issue 14: the messages past the reading window are taken out first (bounded work on any session); issue 11:
+    # then the source is masked, rendered after; every engine, the screening and validate see the masked text
+    transcript, source = mask_transcript(windowed(transcript))
     run = distil(transcript, config, llm=llm)
     rules_screened = []
     if run.distillate.engines.get("Decision Log") == "rules":

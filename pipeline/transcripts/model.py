@@ -145,7 +145,8 @@ class ReadReport:
     ``report_intent`` calls, sub-agent-internal messages, ``abort`` markers); unlike ``unknown_types`` these
     are understood, just not part of the main thread.
     ``window``: the lines a JSONL read left out by its byte window (``records.read_window``) as ``(first line,
-    last line, bytes)``, or None when the whole file was read.
+    last line, bytes)``, or None when the whole file was read.  ``unread``: the messages the rules engine's
+    reading window took out (``stages.rules.scan.windowed``): ``(count, characters, first line, last line)``.
     """
 
     records: int = 0
@@ -155,6 +156,7 @@ class ReadReport:
     capped_fields: int = 0
     ignored: Counter = field(default_factory=Counter)
     window: tuple[int, int, int] | None = None
+    unread: tuple[int, int, int, int] | None = None
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""

@@ -51,8 +51,7 @@ def build(s: Scan) -> list[str]:
                    "was past the reading window and was not read")
     if s.unread:
         count, chars, first, last = s.unread
-        where = (f"lines {s.events[first].line}-{s.events[last].line}" if s.events[first].line and s.events[last].line
-                 else f"events {first}-{last}")
+        where = f"lines {first}-{last}"
         out.append(f"Read the middle of the transcript too ({where}): {count} messages ({chars:,} characters) "
                    "there were past the reading window and were not read for decisions and facts")
     out += [f"Read: {p}" for p in list(files)[-MAX_FILES:]]

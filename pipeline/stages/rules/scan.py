@@ -7,7 +7,9 @@ Reading window: the sentence-level rules (decisions, facts, constraints, task wo
 of message text, so a session whose messages (prompts, answers, sub-agent results, compaction summaries) hold
 more than ``READ_CHARS`` characters is read in two windows: its first messages up to a quarter of that, and its
 last ones up to the rest.  The messages in between are left out of the indexes (``unread`` counts them, and the
-state file's Re-derivation says so); tool calls, results and todo lists are all kept.  No real session we know of
+state file's Re-derivation says so); tool calls, results and todo lists are all kept.  ``windowed`` applies the
+same window to a ``Transcript`` before it is masked and distilled (``engines.build_state``): the messages past it
+are taken out of its events, so no section can quote them and masking them costs nothing.  No real session we know of
 comes near it; a 5 MB transcript of nothing but prose does.
 """
 
@@ -50,7 +52,8 @@ class Scan:
     # (``workflow.prompt_task_text``); Workflow and Current both ask, and the own-words screen is costly on prose
     tasks_memo: list[int] | None = None
     task_texts: dict[int, str] = field(default_factory=dict)
-    #: messages left out by the reading window: (how many, their characters, first and last event index)
+    #: messages left out by the reading window: (how many, their characters, first and last line of the file;
+    #: event numbers, 1-based, where the reader gave no line)
     unread: tuple[int, int, int, int] | None = None
     #: lines the reader's byte window left out (``ReadReport.window``: first line, last line, bytes)
     lines_unread: tuple[int, int, int] | None = None
@@ -111,7 +114,8 @@ class Scan:
 def scan(transcript: Transcript, read_chars: int | None = None) -> Scan:
     """Build the ``Scan`` of ``transcript`` in one pass (O(number of events)), with the reading window of
     ``read_chars`` characters (default ``READ_CHARS``; 0 reads every message)."""
-    s = Scan(events=transcript.events, meta=transcript.meta, lines_unread=transcript.report.window)
+    s = Scan(events=transcript.events, meta=transcript.meta, lines_unread=transcript.report.window,
+             unread=transcript.report.unread)
     by_id: dict[str, int] = {}
     no_id: deque[int] = deque()
     for i, ev in enumerate(transcript.events):
@@ -147,14 +151,11 @@ def scan(transcript: Transcript, read_chars: int | None = None) -> Scan:
     return s
 
 
-def _window(s: Scan, budget: int) -> None:
-    """Apply the reading window (module rules) to ``s``'s message indexes; ``budget`` <= 0 reads everything."""
-    lists = (s.users, s.assistants, s.compactions, s.subagent_results)
-    messages = sorted(i for lst in lists for i in lst)
-    events = s.events
+def _kept(events: list[Event], messages: list[int], budget: int) -> set[int] | None:
+    """The messages (event indexes, ascending) the window keeps, or None when all of them fit ``budget``."""
     total = sum(len(events[i].text) for i in messages)
     if budget <= 0 or total <= budget:
-        return
+        return None
     keep: set[int] = set()
     used = 0
     for i in messages:  # the opening: the task and the first answers
@@ -168,9 +169,47 @@ def _window(s: Scan, budget: int) -> None:
         if used > budget - budget // 4 and keep:
             break
         keep.add(i)
+    return keep
+
+
+def _unread(events: list[Event], left: list[int]) -> tuple[int, int, int, int]:
+    first, last = events[left[0]], events[left[-1]]
+    return (len(left), sum(len(events[i].text) for i in left), first.line or left[0] + 1, last.line or left[-1] + 1)
+
+
+def _window(s: Scan, budget: int) -> None:
+    """Apply the reading window (module rules) to ``s``'s message indexes; ``budget`` <= 0 reads everything."""
+    lists = (s.users, s.assistants, s.compactions, s.subagent_results)
+    messages = sorted(i for lst in lists for i in lst)
+    keep = _kept(s.events, messages, budget)
+    if keep is None:
+        return
     left = [i for i in messages if i not in keep]
     if not left:
         return
-    s.unread = (len(left), sum(len(events[i].text) for i in left), left[0], left[-1])
+    s.unread = _unread(s.events, left)
     for lst in lists:
         lst[:] = [i for i in lst if i in keep]
+
+
+def _is_message(ev: Event) -> bool:
+    return ev.kind in ("user_prompt", "compaction", "subagent_result") or (ev.kind == "assistant_text" and ev.agent is None)
+
+
+def windowed(transcript: Transcript, read_chars: int | None = None) -> Transcript:
+    """``transcript`` without the messages past the reading window (``READ_CHARS``, or ``read_chars``; 0 keeps
+    all), its events renumbered, ``report.unread`` naming what was taken out; the same object when all fit."""
+    from dataclasses import replace
+
+    events = transcript.events
+    messages = [i for i, ev in enumerate(events) if _is_message(ev)]
+    keep = _kept(events, messages, READ_CHARS if read_chars is None else read_chars)
+    if keep is None:
+        return transcript
+    left = [i for i in messages if i not in keep]
+    if not left:
+        return transcript
+    drop = set(left)
+    kept = [replace(ev, index=n) for n, ev in enumerate(ev for i, ev in enumerate(events) if i not in drop)]
+    report = replace(transcript.report, unread=_unread(events, left))
+    return replace(transcript, events=kept, report=report)
