@@ -40,7 +40,8 @@ _BRANCH_SEEN = lazy_re(
     r"Switched to (?:a new )?branch '([\w./-]+)'|^\[([\w./-]+)(?: \(root-commit\))? [0-9a-f]{7,40}\] ",
     re.M,
 )
-_RENAME = lazy_re(r"\bgit\s+(?:branch\s+(?:-[mM]|--move)|checkout\s+(?:-[bB]\s+)?|switch\s+(?:-[cC]\s+)?)\S")
+_BRANCH_KEYS = ("initial branch", "On branch", "Switched to", "] ")
+_RENAME = lazy_re(r"\bgit\s+(?:branch\s+(?:-[mM]|--move)\s+|checkout\s+(?:-[bB]\s+)?|switch\s+(?:-[cC]\s+)?)\S")
 _PUSH_BRANCH = lazy_re(r"\bgit\s+push\b((?:\s+-{1,2}[\w-]+)*)\s+([\w.-]+)\s+(?:HEAD:)?([\w./-]+)")
 _LIST_TOOLS = frozenset({"list_directory", "ls", "list", "glob", "read_folder"})
 QUOTE_LIMIT = 110  # characters of an evidence line shown
@@ -243,7 +244,10 @@ def _branch_trap(s: Scan) -> Trial | None:
         res = _shell_result(s, i)
         if res is None or not res.text:
             continue
-        for m in _BRANCH_SEEN.finditer(res.text[:4000]):
+        head = res.text[:4000]
+        if not any(k in head for k in _BRANCH_KEYS):
+            continue  # cheap screen: every branch line holds one of these
+        for m in _BRANCH_SEEN.finditer(head):
             seen = (next(g for g in m.groups() if g), i, s.result_of[i], m.start(), m.end())
     if seen is None:
         return None
