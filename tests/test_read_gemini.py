@@ -197,7 +197,7 @@ def test_corpus_chat_jsonl():
     t = read_transcript(str(path))
     assert (t.meta.harness, t.meta.format) == ("gemini", "gemini-chat-jsonl")
     assert t.meta.session_id == "16a02704-6391-4649-8aab-cd8ac592ff4f"
-    assert t.meta.model == "gemini-2.5-flash-lite" and t.meta.cwd is None
+    assert t.meta.model == "gemini-2.5-flash-lite" and t.meta.cwd == "/home/dev"  # from the tools' resolved paths
     assert (t.meta.start_time, t.meta.end_time) == ("2026-04-25T13:04:08.408Z", "2026-04-25T13:18:44.079Z")
     # 83 lines: header, 32 $set, 50 message records (7 user, 43 gemini) for 32 ids: 18 re-appended with toolCalls
     assert t.report.records == 83 and t.report.skipped_lines == [] and t.report.unknown_types == Counter()

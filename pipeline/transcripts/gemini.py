@@ -35,7 +35,11 @@ Rules (FORMATS.md §5, §6):
 * ``info`` / ``warning`` / ``error`` records are session notices (MCP connection errors, cancelled requests,
   API errors), not conversation: no event, counted in ``report.ignored`` (``notice:<type>``).
 * meta: session id, start time and ``kind`` (``subagent`` → ``meta.version`` ``(subagent)``) from the header;
-  end time from the last ``lastUpdated``; cwd and git branch are not stored by Gemini.
+  end time from the last ``lastUpdated``; git branch is not stored by Gemini, and cwd only in the environment
+  preamble.  Without one, the cwd is the project root Gemini's own tools resolved a relative path against: a
+  call whose ``file_path`` / ``dir_path`` / ``path`` argument is relative and whose result names it absolute
+  (``File not found: /home/dev/src/x.ts`` for ``src/x.ts``, ``Successfully modified file: /home/dev/a/b.ts``
+  for ``a/b.ts``) gives the prefix (``_root_from``); the first such call wins.
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ _SHELL_TOOLS = frozenset({"run_shell_command", "shell"})
 _CWD = re.compile(
     r"Workspace Directories:\**\s*\n\s*-\s+(\S[^\n]*)|working in the directory:\s*(\S[^\n]*)", re.IGNORECASE
 )
+#: arguments of Gemini's file tools that hold a path resolved against the project root
+_PATH_ARGS = ("file_path", "dir_path", "path", "absolute_path")
 #: top-level keys of a session object that go into the meta
 _META_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated", "kind")
 
@@ -127,6 +133,39 @@ def _display_text(display: object) -> str:
             if isinstance(display.get(key), str):
                 return display[key]
     return ""
+
+
+def _root_from(args: object, text: str) -> str | None:
+    """The directory a relative path argument of ``args`` was resolved against, read from the tool's ``text``
+    (its output or error naming the absolute path); None when no argument is relative or the text shows none.
+
+    ``{"file_path": "src/a.ts"}`` with "File not found: /home/dev/src/a.ts" -> ``/home/dev``; ``"."`` with
+    "Directory listing for /home/dev:" -> ``/home/dev``."""
+    if not isinstance(args, dict) or not text:
+        return None
+    for key in _PATH_ARGS:
+        rel = args.get(key)
+        if not isinstance(rel, str) or not rel or rel.startswith(("/", "~", "\\")) or re.match(r"[A-Za-z]:", rel):
+            continue
+        rel = rel.strip().rstrip("/")
+        if rel in (".", "./"):
+            m = re.search(r"(?:listing for|within) (/[^\s:]*)", text)
+            if m:
+                return m.group(1).rstrip("/") or "/"
+            continue
+        rel = rel[2:] if rel.startswith("./") else rel
+        at = text.find("/" + rel)
+        while at > 0:
+            end = at + 1 + len(rel)
+            if end == len(text) or not (text[end].isalnum() or text[end] in "_-."):
+                start = at
+                while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "'\"`(:":
+                    start -= 1
+                root = text[start:at]
+                if root.startswith("/"):
+                    return root
+            at = text.find("/" + rel, at + 1)
+    return None
 
 
 def _todos(args: object) -> list:
@@ -237,6 +276,10 @@ class _Records:
             return
         output, error = _response_text(call.get("result"))
         display = _display_text(call.get("resultDisplay"))
+        if self.meta.cwd is None:
+            root = _root_from(args, error or output)
+            if root:
+                self.meta.cwd = root
         if failed:
             text = error or display or output or f"tool call {status}"
         else:

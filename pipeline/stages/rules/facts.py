@@ -15,7 +15,10 @@ Kinds and sources:
 * ``fact`` — "confirmed that…", "found that…", "Note: …", and measured findings: two quantities related by a
   comparison ("scans all 40M rows to find ~4k", "12 ms instead of 232 s", "38 MB versus 410 MB").
 * ``trial`` (written as ``quirk``) — what the tool calls established (``trials``: a changed retry that worked,
-  a blocked call, a missing capability, one repeated error) and the failing lines of a log the user pasted
+  a blocked call, a missing capability, one repeated error), the environment traps the shell calls show
+  (``shellenv``: a ``cd`` that did not carry over, a repository created outside the intended folder, a branch
+  that differs from the one a push names), an edit that dropped imported names the file still uses
+  (``edits.dropped_imports``) and the failing lines of a log the user pasted
   (``findings.pasted_failure``);
 * code-review findings (``reviews``) are ``subagent`` facts; sentences of the ``findings`` families (gap,
   placement, measured change, dead end, cause, environment; several languages) are facts of the matching kind,
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.litgate import gated_re
-from pipeline.stages.rules import factprune, findings, reviews, tools, trials
+from pipeline.stages.rules import edits, factprune, findings, reviews, shellenv, tools, trials
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import (
     SimilarIndex, clip, local_spans, norm_key, quote, span_index_at, strip_markup, tokens,
@@ -489,7 +492,7 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
             raw["constraint"].extend(_user_decided(s, i, _constraints(s, i), decisions))
     for i in s.subagent_results:
         raw["subagent"].extend(_review(s, i) or _subagent(s, i))
-    for t in trials.build(s):
+    for t in shellenv.build(s) + edits.dropped_imports(s) + trials.build(s):
         text = clip(t.text, FACT_LIMIT)
         raw["trial"].append(_Cand("trial", text, t.ev, t.start, t.end, _key(text), tokens(text)))
     errs = _after_error(s)

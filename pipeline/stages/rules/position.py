@@ -14,7 +14,10 @@ Rules (task brief):
 * **Remaining** = the latest list's pending items in list order; when there is no list (or it has nothing
   pending) the open items the assistant stated after it ("Next steps:", "Remaining:", "TODO:"…);
 * with no todo list at all, a status list in one of the last assistant messages ("- done: …", "- in progress:
-  …", "- next: …", or ``- [x]`` / ``- [ ]`` check boxes) stands in for one.
+  …", "- next: …", or ``- [x]`` / ``- [ ]`` check boxes) stands in for one;
+* with no todo list, a command sequence the user handed over and the agent is working through (``sequence``)
+  names its next line in Current (after the agent's own "Next, I will…" sentence) and its later lines first in
+  Remaining.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import re
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import current as current_rules
 from pipeline.stages.rules import tools
-from pipeline.stages.rules import branches
+from pipeline.stages.rules import branches, edits, sequence
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, is_list_item, sentence_spans, strip_markup
 from pipeline.stages.rules.workflow import is_real_prompt
@@ -93,10 +96,15 @@ def build(s: Scan) -> tuple[str | None, list[str], list[str]]:
     current = next((clip(t.content, ITEM_LIMIT) for t in todos if _status(t.status) == "in_progress"), None)
     if current is None:
         current = st_current or current_rules.build(s)
+    nxt, later = (None, []) if todos else sequence.position(s)
+    if nxt and (current is None or nxt.split("`")[1] not in current) and not (current or "").startswith(
+            "Answer the user's last request"):
+        current = clip(f"{current.rstrip('.')} — {nxt}" if current else f"Run {nxt}", ITEM_LIMIT)
     tool_steps, failures = _tool_outcomes(s)
     done = _done(s, latest, todos, extra=[(status_at, x) for x in st_done] if status_at is not None else [],
                  tool_steps=tool_steps)
     remaining = _remaining(s, latest, todos, st_next, failures)
+    remaining = list(dict.fromkeys(later + remaining))
     return current, done, remaining[:MAX_REMAINING]
 
 
@@ -184,7 +192,8 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
 
     Done steps (issue 12 §2.5, "the tests pass" is not "I ran the tests"):
 
-    * edit runs (one line per run of file edits): edit tools, and shell writes (``cat > f <<EOF``, ``tee``,
+    * edit runs (one line per run of file edits; a pure deletion adds what it removed, ``edits.gist``): edit
+      tools, and shell writes (``cat > f <<EOF``, ``tee``,
       ``sed -i``, ``cp``, ``mv``, ``apply_patch``; ``tools.shell_edits``); a failed call edits nothing;
     * ``Ran `<check>` (passed|clean|succeeded)`` for a test/lint/build command whose latest run passed
       (``tools.check_runs``): a runner failure line marks a run failed whatever its exit code, and a filtered
@@ -204,6 +213,7 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
     steps: list[tuple[int, str]] = []
     run_paths: list[str] = []
     run_created: set[str] = set()
+    run_gists: list[str] = []
     run_last = -1
     seg_pass: dict[str, tuple[int, str, str]] = {}  # segment -> (index, kind, runner key) of its latest pass
     runner: dict[str, tuple[int, str, str, str, str]] = {}  # key -> (index, outcome, kind, segment, reason)
@@ -211,7 +221,7 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
     fetched: dict[str, tuple[int, str]] = {}  # url -> (index, text)
 
     def flush() -> None:
-        nonlocal run_paths, run_created, run_last
+        nonlocal run_paths, run_created, run_last, run_gists
         if run_paths:
             created = [p for p in run_paths if p in run_created]
             edited = [p for p in run_paths if p not in run_created]
@@ -220,8 +230,9 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
                 parts.append("Edited " + _list(edited))
             if created:
                 parts.append(("created " if parts else "Created ") + _list(created))
-            steps.append((run_last, clip("; ".join(parts), ITEM_LIMIT)))
-        run_paths, run_created, run_last = [], set(), -1
+            what = "; ".join(dict.fromkeys(run_gists))
+            steps.append((run_last, clip("; ".join(parts) + (f" ({what})" if what else ""), ITEM_LIMIT)))
+        run_paths, run_created, run_last, run_gists = [], set(), -1, []
 
     def add_edits(i: int, paths: list[tuple[str, bool]]) -> None:
         nonlocal run_last
@@ -251,6 +262,9 @@ def _tool_outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]
             if result is not None and result.is_error:
                 continue
             add_edits(i, [(p, tools.is_create(ev)) for p in paths])
+            said = edits.gist(ev)
+            if said:
+                run_gists.append(said)
             continue
         cmd = tools.command_of(ev)
         if not cmd:

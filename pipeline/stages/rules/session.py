@@ -3,7 +3,8 @@ the header's ``Repo/Branch``; Re-derivation: "assume no conversation history").
 
 * **branch** — the git branch the session worked on, as git itself printed it: the latest ``On branch X``
   (``git status``) or ``Switched to (a new) branch 'X'`` (``git checkout``/``git switch``) at the start of a
-  line of a successful tool result;
+  line of a successful tool result, or the branch ``git init`` says it named (``hint: Using 'master' as the
+  name for the initial branch``);
 * **resume lines** — a sub-agent session a later call can resume (the reader puts its id in the
   ``subagent_result``'s ``target``, e.g. opencode's ``task_id: ses_…``): ``Resume the <agent> sub-agent:
   task_id <id>``, newest last, at most ``MAX_RESUME``.
@@ -19,7 +20,8 @@ from pipeline.stages.rules.scan import Scan
 MAX_RESUME = 3
 
 _BRANCH = lazy_re(
-    r"^(?:On branch (\S+)|Switched to (?:a new )?branch '([^'\s]+)')", re.MULTILINE,
+    r"^(?:On branch (\S+)|Switched to (?:a new )?branch '([^'\s]+)')|"
+    r"\bhint: Using '([^'\s]+)' as the name for the initial branch", re.MULTILINE,
 )
 
 

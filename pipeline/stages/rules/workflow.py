@@ -10,9 +10,14 @@ Rules:
   the newest is labelled ``Active task`` (or ``Active redirection``); at most ``MAX_TASKS`` (the newest) are
   kept, with a line counting those left out.  A custom slash command (``/ai-commit``, ``/write-issue …``) is a
   task; the harness's own controls are not;
+* not a task: a side question the agent settled before the work began — a short question (``_ASKING``)
+  answered by assistant messages alone (no tool call before the next prompt) and sharing no content word
+  with the next task ("whats my localhost address" before "remove the BoundaryNote import…"); the latest
+  task is always kept;
 * not a task: a later greeting ("oi", "你好") or a single word with no identifier ("thanks!"); a short answer to the agent's question ("yes", "both", "1", "sim", "好的") — short means at
   most ``ANSWER_WORDS`` words (or ``ANSWER_CHARS`` characters of CJK text) right after an assistant message
   that asks or offers options; a bare option pick anywhere; the same prompt again (duplicated history);
+* a task that is only shell command lines is shown as ```cd app`; `git init`; …`` (one line per task);
 * context is not content (``paste``): an expanded template is never task text, and a prompt's pasted logs
   and code are cut away, leaving the user's own words; a prompt that is only a paste becomes
   ``Pasted output: <its first error line>`` or is left out;
@@ -29,7 +34,7 @@ import re
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import paste, untrusted
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, clip_block, one_line, strip_markup
+from pipeline.stages.rules.text import clip, clip_block, one_line, strip_markup, tokens
 
 _BARE_SLASH = lazy_re(r"^/[\w:.-]+\s*$")
 _CONTROL = lazy_re(
@@ -107,6 +112,16 @@ _CJK = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 FIRST_PROMPT_LIMIT = 1200  # characters
 TASK_LIMIT = 220  # characters per task line (after the prefix)
 MAX_TASKS = 12
+#: a question the agent settled in one reply: it asks (ends with "?", or opens with an interrogative word in one of
+#: the languages the rules read), and is short
+SIDE_QUESTION_WORDS = 25
+_ASKING = lazy_re(
+    r"^(?:what|whats|what's|how|where|which|who|whose|why|when|is|are|can|could|does|do|did|should|"
+    r"qual|quais|como|onde|o que|por ?que|quanto|qué|que|cómo|dónde|cuál|cuánto|quel|quelle|comment|où|pourquoi|"
+    r"est-ce|was|wie|wo|welche[rsn]?|warum|wann|ist|gibt)\b|"
+    r"什么|怎么|如何|哪|为什么|吗[?？]?$|何|どう|どこ|ですか|ますか|뭐|무엇|어떻게|어디|나요[?？]?$",
+    re.IGNORECASE,
+)
 ANSWER_WORDS = 4
 ANSWER_CHARS = 8  # CJK text has no spaces: a reply this short is an answer
 
@@ -220,7 +235,21 @@ def _tasks(s: Scan) -> list[int]:
             continue
         seen.add(key)
         out.append(i)
-    return out
+    return [i for k, i in enumerate(out) if k == len(out) - 1 or not _side_question(s, i, out[k + 1])]
+
+
+def _side_question(s: Scan, i: int, nxt: int) -> bool:
+    """Whether task prompt ``i`` is a side question settled before task ``nxt`` (module rules)."""
+    own = prompt_task_text(s, i)
+    if len(own.split()) > SIDE_QUESTION_WORDS or not (own.rstrip().endswith(("?", "？")) or _ASKING.search(own.strip())):
+        return False
+    replied = False
+    for j in range(i + 1, nxt):
+        kind = s.events[j].kind
+        if kind in ("tool_call", "subagent_call", "todo_list"):
+            return False
+        replied = replied or (kind == "assistant_text" and bool(s.events[j].text.strip()))
+    return replied and not (tokens(own) & tokens(prompt_task_text(s, nxt)))
 
 
 def build(s: Scan) -> str | None:
@@ -242,13 +271,24 @@ def build(s: Scan) -> str | None:
         lines.append(f"({len(later) - MAX_TASKS} earlier task(s) left out)")
         later = later[-MAX_TASKS:]
     for n, i in enumerate(later):
-        text = prompt_task_text(s, i)
+        text = _as_commands(prompt_task_text(s, i))
         label = "Redirected" if is_redirection(text) else "Task"
         if n == len(later) - 1:
             label = "Active " + label.lower().replace("redirected", "redirection")
         ts = s.ts(i) or "unknown-time"
         lines.append(f"{label} {ts}: {clip(text, TASK_LIMIT)}")
     return "\n".join(lines)
+
+
+def _as_commands(text: str) -> str:
+    """A prompt that is only command lines (``sequence.command_lines``), as ```a`; `b`…`` on one line (a task line
+    is one line; a space between the commands would run them together); other text unchanged."""
+    from pipeline.stages.rules import sequence  # sequence reads is_real_prompt from here
+
+    cmds = sequence.command_lines(text)
+    if not cmds or len(cmds) != sum(1 for x in text.splitlines() if x.strip() and not x.lstrip().startswith("```")):
+        return text
+    return "; ".join(f"`{c}`" for c in cmds)
 
 
 def _cleared(s: Scan, start: int, end: int | None) -> bool:
