@@ -29,7 +29,11 @@ def test_recover_json_writes_and_reports(capsys, tmp_path):
 def test_recover_json_never_asks(capsys, tmp_path):
     code = main(["recover", str(CC), "--dir", str(tmp_path / "st"), "--mask", "--json"])
     out, err = capsys.readouterr()
-    assert code == 4 and out == "" and "--json never asks" in err
+    assert code == 4 and "--json never asks" in err
+    error = json.loads(out)  # the error object: same exit code, same message as stderr
+    assert set(error) == {"command", "error", "exit_code"}
+    assert error["command"] == "recover" and error["exit_code"] == 4
+    assert error["error"].startswith("--json never asks, so nothing was written to ") and error["error"] in err
     assert not (tmp_path / "st").exists()
     assert main(["recover", str(CC), "--dir", str(tmp_path / "st"), "--json", "--dry-run"]) == 0
     assert json.loads(capsys.readouterr().out)["written"] is None
