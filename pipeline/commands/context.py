@@ -108,7 +108,10 @@ def merge_report(context_path: Path, states: list[AgentState], *, yes: bool, dry
         _never_asks(context_path, yes)
         apply_merge(context_path, outcome)
         written = outcome.changed
-    changes = outcome.changes if outcome.changed else []
+    from pipeline.context.model import SCHEMA
+
+    changes = sorted(outcome.changes if outcome.changed else [],  # the changelog's order: schema sections
+                     key=lambda c: SCHEMA.index(c.section) if c.section in SCHEMA else len(SCHEMA))
     redacted = {m["section"]: int(m["n"]) for line in outcome.changelog if (m := _REDACTED.fullmatch(line))}
     return {"command": "merge", "context": str(context_path), "state_files": list(sources or []),
             "dry_run": dry_run, "bootstrapped": outcome.before is None or not outcome.before.strip(),

@@ -57,7 +57,7 @@ def restore_report(directory: str, budget: int, *, reconcile: bool) -> dict:
 
     report: dict = {"command": "restore", "store": directory, "restored": False, "reason": None, "notes": [],
                     "state": None, "kind": None, "created": None, "compaction": None, "handoff": None,
-                    "bytes": 0, "budget": budget, "complete": None, "parts": [], "left_out": [],
+                    "bytes": 0, "budget": budget, "complete": None, "parts": [], "footer": None,
                     "compared_with_summary": False, "reconciliation": None}
     try:
         done = plan_restore(directory, budget=budget, fmt="plain", reconcile=reconcile)
@@ -72,7 +72,8 @@ def restore_report(directory: str, budget: int, *, reconcile: bool) -> dict:
     report["notes"] = done.note.splitlines() if done.note else []
     report.update(restored=True, state=done.state, kind=done.kind, created=done.created,
                   handoff=done.output.decode("utf-8", "replace"), bytes=len(done.output),
-                  complete=not any(p["left_out"] or p["shortened"] for p in handoff.parts), parts=handoff.parts, left_out=list(handoff.left_out),
+                  complete=not any(p["left_out"] or p["shortened"] for p in handoff.parts), parts=handoff.parts,
+                  footer=handoff.left_out[0] if handoff.left_out else None,
                   compared_with_summary=done.compared, reconciliation=done.drift)
     return report
 
