@@ -315,8 +315,9 @@ def _run(argv: list[str] | None) -> int:
         return _fail("aborted", 4, line="duck-tape: aborted")
     except click.ClickException as exc:
         exc.show()
-        from pipeline.commands.json_out import emit_error
+        from pipeline.commands.json_out import begin_from_args, emit_error
 
+        begin_from_args(list(sys.argv[1:] if argv is None else argv))
         emit_error(exc.format_message(), 2)
         return 2
     except RedactionRefused as exc:

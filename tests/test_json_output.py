@@ -374,3 +374,13 @@ def test_init_json_error_object(capsys, workspace):
 def test_status_json_prints_one_object_when_unhealthy(capsys, workspace):
     code, report, _ = run_json(capsys, "status", "--json")
     assert code == 1 and report["command"] == "status" and report["problems"] and "error" not in report
+
+
+def test_a_flag_rejected_while_parsing_is_an_error_object_too(capsys, workspace):
+    code, report, err = run_json(capsys, "restore", "--json", "--budget", "5")
+    assert code == 2 and report["command"] == "restore" and report["exit_code"] == 2
+    assert "'--budget': 5 is not in the range 1000<=x<=9500" in report["error"] and "Usage:" in err
+    code, report, _ = run_json(capsys, "prune", "--json", "--bogus")
+    assert code == 2 and report == {"command": "prune", "error": "No such option '--bogus'.", "exit_code": 2}
+    assert main(["merge", "--bogus"]) == 2 and capsys.readouterr().out == ""  # text mode: stderr only
+    assert main(["eval", "--json"]) == 2 and capsys.readouterr().out == ""  # eval --json FILE writes a file

@@ -5,7 +5,7 @@ the mask of every printed text (``pipeline.redact.safe``, issue 11) before it is
 where it sits and the JSON stays valid (masking the serialized text could cut through an escape).  A command in
 JSON mode calls ``begin`` first; when it then fails, ``pipeline.cli.main`` calls ``emit_error`` and stdout gets
 ``{"command": <name>, "error": <message>, "exit_code": <N>}`` (plus ``"redaction"`` for a refused write) instead of
-nothing, the exit code staying the one of DESIGN.md "Exit codes" and the error line still going to stderr.  A
+nothing (a usage error click finds while parsing the flags too, ``begin_from_args``), the exit code staying the one of DESIGN.md "Exit codes" and the error line still going to stderr.  A
 command that already printed its object (``status`` with problems, exit 1) prints no second one.
 
 ``recover --json`` (``recover_report``) and ``resume --json`` (``resume_report``) are built here too: both write
@@ -27,6 +27,19 @@ _mode: dict[str, Any] = {"command": None, "emitted": False}
 def begin(command: str) -> None:
     """Put the running command into JSON mode (an error then prints the error object, ``emit_error``)."""
     _mode.update(command=command, emitted=False)
+
+
+JSON_COMMANDS = frozenset({"init", "status", "recover", "resume", "restore", "merge", "migrate", "prune", "verify"})
+"""Commands whose ``--json`` flag prints the object on stdout (``eval --json FILE`` writes a file instead)."""
+
+
+def begin_from_args(args: list[str]) -> None:
+    """Enter JSON mode from the raw arguments when click failed before the command began: ``args[0]`` is one of
+    ``JSON_COMMANDS`` and ``--json`` comes before any ``--``."""
+    if _mode["command"] is None and args and args[0] in JSON_COMMANDS:
+        words = args[1:args.index("--")] if "--" in args else args[1:]
+        if "--json" in words:
+            begin(args[0])
 
 
 def reset() -> None:
