@@ -91,8 +91,8 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--session", "session", default=None, metavar="ID",
               help="opencode database (opencode.db): the session to recover (default: its only one).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (path written, sections and their engines, notes) instead of the file; "
-                   "never asks: pass --yes to write or --dry-run.")
+              help="Print one JSON object (path written, sections and their engines, notes; with --merge the "
+                   "merge's changelog) instead of the file; never asks: pass --yes to write or --dry-run.")
 @engine_options
 def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bool, max_bytes: int | None,
             merge_context: bool, context_path: Path, session: str | None, as_json: bool,
@@ -109,15 +109,25 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
     from pipeline.state.store import state_filename, write_state
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
+    if as_json:
+        from pipeline.commands.json_out import begin
+
+        begin("recover")
     limit = max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES)
     config = config_from_flags(engine, model, api_base, max_tokens)
-    if as_json and merge_context:
-        raise click.UsageError("--json does not combine with --merge yet: run duck-tape merge after recover")
     result = run_recovery(transcript, max_bytes=limit, mask=mask or dry_run, config=config, session=session)
     if as_json:
-        from pipeline.commands.json_out import recover_report
+        from pipeline.commands.json_out import emit, recover_report
 
-        _out(recover_report(result, directory, yes=yes, dry_run=dry_run))
+        report = recover_report(result, directory, yes=yes, dry_run=dry_run)
+        if merge_context:
+            from pipeline.commands.context import merge_report
+            from pipeline.state.parse import parse
+
+            merged = merge_report(context_path, [parse(result.text)], yes=yes, dry_run=dry_run, mask=mask,
+                                  sources=[report["written"]] if report["written"] else [])
+            report["merge"] = {k: v for k, v in merged.items() if k != "command"}
+        emit(report)
         return
     for line in result.notes:
         _err(line)
@@ -160,9 +170,12 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
               help="Size cap in bytes for the marker's transcript when a recovery is needed (default: "
                    "DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (the state file used or recovered, Current/Done/Remaining, the relevant "
+                   "decisions) instead of the report; never asks: a recovery needs --yes or --dry-run.")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
-           reconcile: bool, max_bytes: int | None,
+           reconcile: bool, max_bytes: int | None, as_json: bool,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Report where the work stands after a compaction (recovering a state file if needed).
 
@@ -177,7 +190,15 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     from pipeline.recovery import recover as run_recovery
     from pipeline.state.store import state_filename, write_state
 
+    if as_json:
+        from pipeline.commands.json_out import begin
+
+        begin("resume")
     found = resume_mod.plan(directory, session_start=session_start)
+    if as_json:
+        _resume_json(found, directory, context_path, yes=yes, dry_run=dry_run, mask=mask, reconcile=reconcile,
+                     max_bytes=max_bytes, config=config_from_flags(engine, model, api_base, max_tokens))
+        return
     for line in found.messages:
         _out(line)
     if found.stop:
@@ -218,6 +239,34 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         _out("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
 
 
+def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_run: bool, mask: bool,
+                 reconcile: bool, max_bytes: int | None, config) -> None:
+    """``resume --json``: the steps of ``resume`` (recovery, CONTEXT.md decisions, reconciliation), one object."""
+    from pipeline import resume as resume_mod
+    from pipeline.commands.json_out import emit, resume_report
+
+    recovery = None
+    if found.recover_from and not found.stop:
+        from pipeline.recovery import recover as run_recovery
+        from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
+
+        recovery = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
+                                mask=mask or dry_run, config=config, session_id=found.session_id)
+    context_lines = None
+    if context_path.is_file():
+        context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
+                                                     path=str(context_path))
+    lines = None
+    state = recovery.state if recovery is not None else found.state
+    if reconcile and state is not None:
+        from pipeline.restore.reconcile import reconcile as run_reconcile
+
+        since = found.marker.time if recovery is not None and found.marker is not None else None
+        lines = run_reconcile(state, str(directory.resolve().parent), since=since)
+    emit(resume_report(found, directory, recovery=recovery, yes=yes, dry_run=dry_run, context_path=context_path,
+                       context_lines=context_lines, reconciliation=lines))
+
+
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
@@ -236,39 +285,59 @@ _register()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry: run the CLI and map exceptions to DESIGN.md exit codes."""
+    """Console-script entry: run the CLI and map exceptions to DESIGN.md exit codes (a command in ``--json`` mode
+    also gets the error object on stdout, ``pipeline.commands.json_out``)."""
+    from pipeline.commands.json_out import reset
+
+    reset()
+    try:
+        return _run(argv)
+    finally:
+        reset()
+
+
+def _fail(message: str, code: int, *, redaction: list[str] | None = None, line: str | None = None) -> int:
+    """Report a failure: the stderr line (``line``, default ``duck-tape: error: <message>``) and, for a command in
+    ``--json`` mode, the error object on stdout (``pipeline.commands.json_out.emit_error``); return ``code``."""
+    from pipeline.commands.json_out import emit_error
+
+    _err(line or f"duck-tape: error: {message}")
+    emit_error(message, code, redaction=redaction)
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
     from pipeline.errors import DuckTapeError, RedactionRefused
 
     try:
         cli.main(args=argv, prog_name="duck-tape", standalone_mode=False)
     except click.exceptions.Abort:
-        _err("duck-tape: aborted")
-        return 4
+        return _fail("aborted", 4, line="duck-tape: aborted")
     except click.ClickException as exc:
         exc.show()
+        from pipeline.commands.json_out import begin_from_args, emit_error
+
+        begin_from_args(list(sys.argv[1:] if argv is None else argv))
+        emit_error(exc.format_message(), 2)
         return 2
     except RedactionRefused as exc:
         for line in exc.report:
             _err(line)
-        _err(f"duck-tape: error: {exc}")
-        return exc.exit_code
-    except DuckTapeError as exc:
-        _err(f"duck-tape: error: {exc}")
-        return exc.exit_code
+        return _fail(str(exc), exc.exit_code, redaction=exc.report)
+    except DuckTapeError as exc:  # status's Unhealthy: its object is printed already, so no error object
+        return _fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:
-        _err("duck-tape: interrupted")
-        return 1
+        return _fail("interrupted", 1, line="duck-tape: interrupted")
     except OSError as exc:  # a bad path or an unusable destination (full disk, read-only...) is exit 2, named
         from pipeline.errors import is_path_error, path_error_message
 
         if not is_path_error(exc):
-            _err(f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
-            return 1
-        _err(f"duck-tape: error: {path_error_message(exc)}")
-        return 2
+            return _fail(f"unexpected error: {type(exc).__name__}: {exc}", 1,
+                         line=f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
+        return _fail(path_error_message(exc), 2)
     except Exception as exc:  # unexpected: say what, exit 1
-        _err(f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
-        return 1
+        return _fail(f"unexpected error: {type(exc).__name__}: {exc}", 1,
+                     line=f"duck-tape: unexpected error: {type(exc).__name__}: {exc}")
     return 0
 
 

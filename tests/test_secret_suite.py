@@ -69,13 +69,32 @@ def leaks(text: str) -> list[str]:
 
 
 class Outputs:
-    """Everything the commands printed, by label."""
+    """Everything the commands printed, by label; ``stdout`` holds stdout alone (the ``--json`` runs parse it)."""
 
     def __init__(self) -> None:
         self.printed: dict[str, str] = {}
+        self.stdout: dict[str, str] = {}
 
-    def add(self, label: str, text: str) -> None:
+    def add(self, label: str, text: str, stdout: str = "") -> None:
         self.printed[label] = self.printed.get(label, "") + text
+        self.stdout[label] = self.stdout.get(label, "") + stdout
+
+
+def freeform_context() -> str:
+    """A CONTEXT.md written by hand before the schema (``migrate`` input), with planted secrets in its prose and a
+    Notes block whose first line holds one (``prune --list``)."""
+    by_start = {s[:6]: s for s in SECRETS}
+    return ("# Project Context: billing\n\n"
+            f"We decided to keep the staging db password: {by_start['Tr0ub4']} until #4821 lands.\n\n"
+            f"Always export PGPASSWORD={by_start['PgEnvF']} before pg_dump on port 5432.\n\n"
+            "## Notes\n\n### 2026-09-14 09:45\n"
+            f"redis-cli -p 6380 -a {by_start['R3disA']} ping answered PONG\n")
+
+
+#: The ``--json`` runs of the suite (issue 15 item 5): stdout is one JSON object; no string in it holds a secret.
+JSON_LABELS = ("resume-json-refused", "resume-json", "resume-json-manual", "restore-json", "restore-json-manual",
+               "recover-json-refused", "recover-json-merge", "merge-json-refused", "merge-json-mask",
+               "migrate-json", "migrate-json-refused", "prune-json", "status-json")
 
 
 def echo_step(body: dict):
@@ -110,9 +129,10 @@ def suite(tmp_path_factory) -> tuple[Path, Outputs, list[dict]]:
         try:
             code = main(list(args))
         finally:
-            printed = sys.stdout.getvalue() + "\n" + sys.stderr.getvalue()
+            stdout = sys.stdout.getvalue()
+            printed = stdout + "\n" + sys.stderr.getvalue()
             sys.stdout, sys.stderr, sys.stdin = old_out, old_err, old_in
-        out.add(label, printed)
+        out.add(label, printed, stdout)
         codes[label] = code
         return code
 
@@ -123,10 +143,16 @@ def suite(tmp_path_factory) -> tuple[Path, Outputs, list[dict]]:
         run("checkpoint", "checkpoint", "--transcript", transcript, "--dir", ".duck-tape",
             stdin=json.dumps({"transcript_path": transcript, "cwd": str(work), "trigger": "auto"}))
         run("resume-dry-run", "resume", "--dry-run", "--context", "CONTEXT.md")
+        run("resume-json-refused", "resume", "--json", "--yes", "--context", "CONTEXT.md")
+        run("resume-json", "resume", "--json", "--dry-run", "--context", "CONTEXT.md", "--reconcile")
         run("resume-refused", "resume", "--yes", "--context", "CONTEXT.md")
         run("resume", "resume", "--yes", "--mask", "--context", "CONTEXT.md")
         run("restore", "restore", "--dir", ".duck-tape")
         run("restore-claude-code", "restore", "--dir", ".duck-tape", "--format", "claude-code")
+        run("restore-json", "restore", "--dir", ".duck-tape", "--json")
+        run("recover-json-refused", "recover", transcript, "--json", "--yes", "--dir", "store-json")
+        run("recover-json-merge", "recover", transcript, "--json", "--yes", "--mask", "--dir", "store-json",
+            "--merge", "--context", "CONTEXT-json.md")
         run("recover-dry-run", "recover", transcript, "--dry-run", "--dir", "store")
         run("recover-refused", "recover", transcript, "--yes", "--dir", "store")
         run("recover-mask-merge", "recover", transcript, "--yes", "--mask", "--dir", "store", "--merge",
@@ -138,9 +164,18 @@ def suite(tmp_path_factory) -> tuple[Path, Outputs, list[dict]]:
         manual.write_text(manual_state(), encoding="utf-8")
         run("merge-refused", "merge", str(manual), "--yes", "--context", "CONTEXT.md")
         run("merge-mask", "merge", str(manual), "--yes", "--mask", "--context", "CONTEXT.md")
+        run("merge-json-refused", "merge", str(manual), "--json", "--yes", "--context", "CONTEXT-json.md")
+        run("merge-json-mask", "merge", str(manual), "--json", "--yes", "--mask", "--context", "CONTEXT-json.md")
+        (work / "FREEFORM.md").write_text(freeform_context(), encoding="utf-8")
+        run("migrate-json", "migrate", "--json", "--dry-run", "--context", "FREEFORM.md")
+        run("migrate-json-refused", "migrate", "--json", "--yes", "--context", "FREEFORM.md")
+        run("prune-json", "prune", "--list", "--json", "--context", "FREEFORM.md")
         shutil.copy(manual, work / ".duck-tape" / manual.name)  # a manual file newer than the auto: used as is
         run("resume-manual", "resume", "--dry-run", "--context", "CONTEXT.md", "--reconcile")
+        run("resume-json-manual", "resume", "--json", "--dry-run", "--context", "CONTEXT.md", "--reconcile")
         run("restore-manual", "restore", "--dir", ".duck-tape")
+        run("restore-json-manual", "restore", "--dir", ".duck-tape", "--json")
+        run("status-json", "status", "--json")
         run("batch-refused", "batch", str(archive), "--out", "batch-plain", "--jobs", "1", "--engine", "rules")
         run("batch-mask", "batch", str(archive), "--out", "batch", "--jobs", "1", "--engine", "rules", "--mask")
         run("batch-rerun", "batch", str(archive), "--out", "batch", "--jobs", "1", "--engine", "rules", "--mask")
@@ -171,16 +206,58 @@ def test_commands_ran_as_expected(suite):
 @pytest.mark.parametrize("label", [
     "extract-raw", "checkpoint", "resume-dry-run", "resume-refused", "resume", "restore", "restore-claude-code",
     "recover-dry-run", "recover-refused", "recover-mask-merge", "recover-llm", "merge-refused", "merge-mask",
-    "resume-manual", "restore-manual", "batch-refused", "batch-mask", "batch-rerun",
+    "resume-manual", "restore-manual", "batch-refused", "batch-mask", "batch-rerun", *JSON_LABELS,
 ])
 def test_no_planted_secret_is_printed(suite, label):
     _, out, _, _ = suite
     assert leaks(out.printed[label]) == []
 
 
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (k, *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+@pytest.mark.parametrize("label", JSON_LABELS)
+def test_json_outputs_are_one_clean_object(suite, label):
+    """Every ``--json`` run prints one JSON object, success or error, and no decoded string of it (where an escape
+    could hide a secret from a plain search of the text) holds a planted secret."""
+    _, out, _, _ = suite
+    report = json.loads(out.stdout[label])
+    assert isinstance(report, dict) and report["command"] == label.split("-")[0]
+    assert [s for s in _strings(report) if leaks(s)] == []
+
+
+def test_json_runs_did_what_they_should(suite):
+    _, out, _, codes = suite
+    objects = {label: json.loads(out.stdout[label]) for label in JSON_LABELS}
+    for label in ("resume-json-refused", "recover-json-refused", "merge-json-refused", "migrate-json",
+                  "migrate-json-refused"):
+        assert codes[label] == 3 and objects[label]["exit_code"] == 3, label
+        assert any(line.startswith("Redaction: detected") for line in objects[label]["redaction"]), label
+    assert codes["recover-json-merge"] == 0 and objects["recover-json-merge"]["merge"]["written"] is True
+    assert codes["merge-json-mask"] == 0 and objects["merge-json-mask"]["redacted"]
+    assert objects["resume-json"]["recovered"]["redaction"]  # the preview masked what it found
+    manual = objects["resume-json-manual"]  # the manual file is of no session: the recovered one is used (issue 14)
+    assert manual["state"].endswith("-recovered.state.md") and manual["position"]["current"] == "Running: Open the PR"
+    assert isinstance(manual["reconciliation"], list) and manual["decisions"]
+    for label in ("restore-json", "restore-json-manual"):
+        assert objects[label]["restored"] is True and [k for k in WORKFLOW_KEEP
+                                                       if k not in objects[label]["handoff"]] == []
+    # migrate refuses a text with secrets even on a dry run (as the text mode does): the error object, exit 3
+    assert codes["migrate-json"] == 3 and len(objects["migrate-json"]["redaction"]) == 6
+    assert objects["prune-json"]["notes"][0]["first"].startswith("redis-cli -p 6380 -a <REDACTED> ping")
+
+
 def test_no_planted_secret_in_any_file_written(suite):
     work, _, _, _ = suite
-    planted = {work / "manual" / "2026-09-14-0945.state.md", work / ".duck-tape" / "2026-09-14-0945.state.md"}
+    planted = {work / "manual" / "2026-09-14-0945.state.md", work / ".duck-tape" / "2026-09-14-0945.state.md",
+               work / "FREEFORM.md"}
     files = [p for p in work.rglob("*") if p.is_file() and p not in planted]
     assert len(files) > 10  # state files, marker, CONTEXT.md (+ backup), batch states, reports, caches
     found = {str(p.relative_to(work)): leaks(p.read_bytes().decode("utf-8", "replace")) for p in files}

@@ -1,7 +1,7 @@
 """The body of ``duck-tape init`` (``pipeline.commands.hooks``): plan every chosen harness, show, ask, write.
 
 Text mode prints, per harness, the file, the hook snippet and the diff, then what was done.  ``--json`` prints
-one object instead (shape: README "Machine-readable output"):
+one object instead (shape: docs/json.md, printed by ``pipeline.commands.json_out.emit``):
 
 ``{"command": "init", "root", "user", "written": [paths], "harnesses": [{"harness", "path", "scope", "restore",
 "changed", "written", "backup", "git_excluded", "evidence"}], "skipped": [{"harness", "reason"}],
@@ -15,7 +15,6 @@ with ``--dry-run`` or without a terminal.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -36,6 +35,10 @@ def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool,
     from pipeline.hooks.install import apply_plan, command_notes, parse_hook_command
     from pipeline.redact import safe  # the diff shows the harness's settings file, which may hold keys (issue 11)
 
+    if as_json:
+        from pipeline.commands.json_out import begin
+
+        begin("init")
     base = Path(root)
     if not base.is_dir():
         from pipeline.errors import InputError
@@ -118,7 +121,9 @@ def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool,
             _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
                                   as_json=as_json)
     if as_json:
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        from pipeline.commands.json_out import emit
+
+        emit(report)
 
 
 def _copilot_instructions(root: Path, report: dict, *, user: bool, yes: bool, dry_run: bool, interactive: bool,

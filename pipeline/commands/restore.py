@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import click
 
+DEFAULT_STORE = ".duck-tape"
+
 
 @click.command("restore", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--dir", "directory", default=None, metavar="DIR",
@@ -20,7 +22,10 @@ import click
               help="claude-code, codex, gemini: wrap the text as SessionStart hook JSON "
                    "(hookSpecificOutput.additionalContext); gemini prints {} when there is nothing to restore.")
 @click.option("--no-reconcile", is_flag=True, help="Skip the read-only check of the workspace (git log, files).")
-def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Plain format only: print one JSON object (the handoff text, the state file used, the parts "
+                   "included and left out, the bytes used of the budget) instead of the handoff.")
+def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool, as_json: bool) -> None:
     """Print a compact handoff of the best state file, to feed the next session after a compaction.
 
     Picks the state file as `duck-tape resume` does (manual > recovered > auto) and prints, within BYTES:
@@ -28,11 +33,49 @@ def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool) ->
     user's constraints first, then what changed in the workspace since the file was written (commits,
     Remaining items that look done, files that no longer exist), then facts, Done and Re-derivation while
     they fit, and names what it left out.  No LLM.  Never fails: with no marker, no state file or a corrupt
-    one it prints nothing (one line on stderr) and exits 0.
+    one it prints nothing (one line on stderr) and exits 0; with --json then an object whose "restored" is false
+    and whose "reason" says why.
     """
+    if as_json:
+        from pipeline.commands.json_out import begin, emit
+
+        begin("restore")
+        if fmt != "plain":
+            raise click.UsageError(f"--json prints the plain handoff only; --format {fmt} prints the hook JSON itself")
+        emit(restore_report(directory or DEFAULT_STORE, budget, reconcile=not no_reconcile))
+        return
     from pipeline.restore.run import restore_main
 
     restore_main(directory, budget, fmt, reconcile=not no_reconcile)
+
+
+def restore_report(directory: str, budget: int, *, reconcile: bool) -> dict:
+    """The ``restore --json`` object (docs/json.md) for the store ``directory``.  Never raises for what the hook
+    never fails on (no marker, no fresh state, an unreadable or corrupt file): ``"restored": false`` and the
+    ``"reason"``, as the hook's stderr line words it."""
+    from pipeline.restore.run import PREFIX, _one_line, plan_restore
+
+    report: dict = {"command": "restore", "store": directory, "restored": False, "reason": None, "notes": [],
+                    "state": None, "kind": None, "created": None, "compaction": None, "handoff": None,
+                    "bytes": 0, "budget": budget, "complete": None, "parts": [], "footer": None,
+                    "compared_with_summary": False, "reconciliation": None}
+    try:
+        done = plan_restore(directory, budget=budget, fmt="plain", reconcile=reconcile)
+    except Exception as exc:  # noqa: BLE001 - as the hook: one reason, never a traceback
+        report["reason"] = f"{PREFIX} nothing restored: {_one_line(exc)}"
+        return report
+    report["compaction"] = done.compaction
+    if not done.output:
+        report["reason"] = done.note
+        return report
+    handoff = done.handoff
+    report["notes"] = done.note.splitlines() if done.note else []
+    report.update(restored=True, state=done.state, kind=done.kind, created=done.created,
+                  handoff=done.output.decode("utf-8", "replace"), bytes=len(done.output),
+                  complete=not any(p["left_out"] or p["shortened"] for p in handoff.parts), parts=handoff.parts,
+                  footer=handoff.left_out[0] if handoff.left_out else None,
+                  compared_with_summary=done.compared, reconciliation=done.drift)
+    return report
 
 
 COMMANDS = [restore]

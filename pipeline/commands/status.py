@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -98,13 +97,16 @@ def status(root: Path, directory: Path | None, context_path: Path | None, check_
     (a connection test or key check; --check-model sends a real request), and the effective configuration
     with where each value comes from.  Exit 0 when healthy, 1 with the problems listed.
     """
+    from pipeline.commands.json_out import begin, emit
     from pipeline.status import gather
 
+    if as_json:
+        begin("status")
     root = root.absolute()
     report = gather(root, directory or root / ".duck-tape", context_path or root / "CONTEXT.md",
                     check_model=check_model)
     if as_json:
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        emit(report)
     else:
         from pipeline.redact import safe
 

@@ -38,15 +38,16 @@ def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: i
     rejection word), else lost, shown with its evidence.  Each compaction is held to the events since the one
     before it; the total counts each entry once.  Reads only; exit 2 for a bad transcript or compaction number.
     """
-    import json
-
     from pipeline.cli import _out
+    from pipeline.commands.json_out import begin, emit
     from pipeline.errors import InputError
     from pipeline.transcripts import read_transcript
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
     from pipeline.verify import render
     from pipeline.verify.compare import verify as run_verify
 
+    if as_json:
+        begin("verify")
     t = read_transcript(transcript, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES))
     only = None
     if which == "last":
@@ -57,8 +58,10 @@ def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: i
         result = run_verify(t, only=only)
     except ValueError as exc:
         raise InputError(str(exc), path=transcript) from exc
-    _out(json.dumps(render.as_json(result), indent=2, ensure_ascii=False) if as_json else render.text(result),
-         nl=as_json)
+    if as_json:
+        emit(render.as_json(result))
+    else:
+        _out(render.text(result), nl=False)
 
 
 COMMANDS = [verify]

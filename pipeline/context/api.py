@@ -12,9 +12,9 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 from pipeline.context.bootstrap import fill_scaffold, skeleton, title_for
-from pipeline.context.changelog import NO_CHANGES, changelog_lines
+from pipeline.context.changelog import NO_CHANGES, Change, changelog_lines
 from pipeline.context.merge import apply
-from pipeline.context.parse import heading_hints, parse
+from pipeline.context.parse import heading_hints, key_of, parse
 from pipeline.context.render import render
 from pipeline.context.safewrite import read_context, update
 from pipeline.errors import InputError
@@ -30,7 +30,10 @@ class MergeOutcome:
     ``changed``: whether ``after`` differs from ``before``.  Added fields (defaults): ``redaction`` holds the
     redaction report lines of secrets masked by ``mask=True`` (print them on stderr); ``states``, ``mask`` and
     ``today`` are what was planned, kept so ``apply_merge`` can re-plan; ``names`` (added, default None): the
-    state files' names given to ``plan_merge``, kept for the same reason.
+    state files' names given to ``plan_merge``, kept for the same reason.  ``changes`` (added, default empty): the
+    ``Change`` records the changelog lines were worded from; ``kept`` (added, default empty): ``(section, key)`` of
+    the states' Goals, Decisions, Conventions and Glossary entries that CONTEXT.md already held with the same text
+    (``duck-tape merge --json`` reports both).
     """
 
     changelog: list[str]
@@ -42,6 +45,8 @@ class MergeOutcome:
     mask: bool = field(default=False, repr=False, compare=False)
     today: date | None = field(default=None, repr=False, compare=False)
     names: list[str | None] | None = field(default=None, repr=False, compare=False)
+    changes: list[Change] = field(default_factory=list, repr=False, compare=False)
+    kept: list[tuple[str, str]] = field(default_factory=list, repr=False, compare=False)
 
 
 def _utc_today() -> date:
@@ -82,10 +87,24 @@ def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool
             raise InputError(missing_sections_message(missing, heading_hints(doc, missing)), path=str(path))
         changes = apply(doc, deltas, today=day)
     written, masked, report = gate(render(doc), mask_secrets=mask, path=str(path))
+    kept = unchanged_entries(deltas, changes)
     if before is not None and written == before:
-        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today, names)
+        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today, names, [], kept)
     return MergeOutcome(changelog_lines(changes, masked), before, written, True, report, list(states), mask, today,
-                        names)
+                        names, changes, kept)
+
+
+def unchanged_entries(deltas: list, changes: list[Change]) -> list[tuple[str, str]]:
+    """``(section, key)`` of the deltas' keyed entries that no change touched, in delta order without repeats: the
+    merge rules leave an entry alone only when CONTEXT.md holds its key with the same text."""
+    touched = {(change.section, key_of(change.key)) for change in changes}
+    kept: dict[tuple[str, str], tuple[str, str]] = {}
+    for delta in deltas:
+        for entry in delta.entries:
+            ident = (entry.section, key_of(entry.key))
+            if ident not in touched:
+                kept.setdefault(ident, (entry.section, entry.key))
+    return list(kept.values())
 
 
 def plan_merge(context_path: Path, states: list[AgentState], *, mask: bool = False, today: date | None = None,
@@ -123,6 +142,7 @@ def apply_merge(context_path: Path, outcome: MergeOutcome) -> MergeOutcome:
                      names=outcome.names)
         outcome.changelog, outcome.before, outcome.after = fresh.changelog, fresh.before, fresh.after
         outcome.changed, outcome.redaction = fresh.changed, fresh.redaction
+        outcome.changes, outcome.kept = fresh.changes, fresh.kept
         return fresh.after if fresh.changed else None
 
     update(path, outcome.before, outcome.after, replan)

@@ -87,13 +87,19 @@ class Block:
 @dataclass(slots=True)
 class MigrateOutcome:
     """``before``/``after`` texts, ``changed``, ``report`` (one line per block and per added header) and
-    ``changelog`` (as a merge's: ``- Added: <Section> <key>``… or ``No changes to CONTEXT.md.``)."""
+    ``changelog`` (as a merge's: ``- Added: <Section> <key>``… or ``No changes to CONTEXT.md.``).  Added
+    (defaults): ``placements``, the report's block lines as records ``{"lines": [first, last] (1-based),
+    "excerpt", "to": <section> | "kept" | "removed", "low_confidence": <why> | None}`` in file order;
+    ``added_sections`` (schema names) and ``toc_regenerated``."""
 
     before: str
     after: str
     changed: bool
     report: list[str]
     changelog: list[str]
+    placements: list[dict] = field(default_factory=list)
+    added_sections: list[str] = field(default_factory=list)
+    toc_regenerated: bool = False
 
 
 def segment(lines: list[str]) -> list[Block]:
@@ -189,11 +195,13 @@ def plan_migrate(text: str, *, path: str, now: datetime) -> MigrateOutcome:
     blocks = segment(doc.above)
     placed: list[tuple[Block, str]] = []
     rows: list[tuple[int, str]] = []
+    records: list[tuple[int, dict]] = []
     for block in blocks:
         if block.kind not in ("para", "item"):
             continue
         section, low = classify(block)
         excerpt = _excerpt(block.text)
+        records.append((block.start, _record(block, excerpt, section or "kept", low)))
         if section is None:
             rows.append((block.start, f'- {_where(block)} "{excerpt}" -> kept above the schema (no cue matched)'))
             continue
@@ -206,6 +214,7 @@ def plan_migrate(text: str, *, path: str, now: datetime) -> MigrateOutcome:
     removed_headings = _removable_headings(blocks, moved)
     for block in removed_headings:
         rows.append((block.start, f'- {_where(block)} "{block.text}" -> removed (every block under it moved)'))
+        records.append((block.start, _record(block, block.text, "removed", None)))
     report = [text for _, text in sorted(rows, key=lambda row: row[0])]
     doc.above = _rebuild_above(doc.above, moved | {(b.start, b.end) for b in removed_headings})
     if not _has_title(doc.above):
@@ -215,12 +224,19 @@ def plan_migrate(text: str, *, path: str, now: datetime) -> MigrateOutcome:
     changes = apply(doc, [delta], today=day) + fill_scaffold(doc, day, names=missing)
     if missing:
         report.append("- added sections: " + ", ".join(f"## {name}" for name in missing))
-    if ensure_toc(doc, old_names):
+    toc = ensure_toc(doc, old_names)
+    if toc:
         report.append("- ## Contents regenerated")
     after = render(doc)
     changed = after != text
     return MigrateOutcome(text, after, changed, report or ["- nothing above the schema to classify"],
-                          changelog_lines(changes) if changed else [NO_CHANGES])
+                          changelog_lines(changes) if changed else [NO_CHANGES],
+                          [record for _, record in sorted(records, key=lambda row: row[0])], list(missing), bool(toc))
+
+
+def _record(block: Block, excerpt: str, to: str, low: str | None) -> dict:
+    return {"lines": [block.start + 1, max(block.end, block.start + 1)], "excerpt": excerpt, "to": to,
+            "low_confidence": low}
 
 
 def _has_title(lines: list[str]) -> bool:

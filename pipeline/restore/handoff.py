@@ -36,7 +36,7 @@ printed on stdout — the JSON envelope, escapes and the final newline included 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -77,11 +77,15 @@ KEPT_KINDS = (("approved", "approved"), ("rejected", "rejected"), ("fact", "fact
 @dataclass(slots=True)
 class Handoff:
     """A fitted handoff: ``text`` (the context to add), ``output`` (the bytes to print: ``text`` itself or the hook
-    JSON, ending with a newline; ``len(output) <= budget``), ``left_out`` (footer entries, empty when complete)."""
+    JSON, ending with a newline; ``len(output) <= budget``), ``left_out`` (footer entries, empty when complete).
+    ``parts`` (added, default empty): one record per section fitted, in display order, ``{"part": <key of
+    pipeline.restore.parts>, "name", "items": <n>, "included": <n>, "left_out": <n>, "shortened": <n>}`` (items
+    are lines for the workflow); ``restore --json`` reports them."""
 
     text: str
     output: bytes
     left_out: list[str]
+    parts: list[dict] = field(default_factory=list)
 
 
 def hook_json(text: str) -> bytes:
@@ -235,4 +239,7 @@ def build_handoff(doc: StateSections, *, source: str, budget: int = DEFAULT_BUDG
         text = (shorten(text.rstrip("\n"), budget - _envelope(fmt) - sizer.line(""), sizer) or "") + "\n"
         output = _output(text, fmt)
     left = [] if footer is None else [footer]
-    return Handoff(text, output, left)
+    fitted = [{"part": key, "name": got.part.name, "items": len(got.part.items),
+               "included": len(got.part.items) - got.left_out, "left_out": got.left_out, "shortened": got.shortened}
+              for key in display if (got := picked.get(key)) is not None]
+    return Handoff(text, output, left, fitted)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import IO
 
 DEFAULT_STORE = ".duck-tape"
@@ -38,12 +39,37 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
+@dataclass(slots=True)
+class Restored:
+    """What a restore found and fitted: ``output`` (the bytes to print, empty when there is nothing to restore),
+    ``note`` (the stderr note or None), and when restored the ``handoff`` (``pipeline.restore.handoff.Handoff``),
+    the state file shown (``state``, ``"<store>/(not written)"`` for a distilled state it could not write), its
+    ``kind`` and ``created`` time, the marker's ``compaction`` time, ``drift`` (the reconciliation lines; None when
+    not asked) and ``compared`` (whether the compaction's own summary was found and compared with)."""
+
+    output: bytes
+    note: str | None
+    handoff: object | None = None
+    state: str | None = None
+    kind: str | None = None
+    created: str | None = None
+    compaction: str | None = None
+    drift: list[str] | None = None
+    compared: bool = False
+
+
 def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True) -> tuple[bytes, str | None]:
     """``(output, note)``: the bytes to print (empty when there is nothing to restore) and a stderr note.
 
     Raises ``InputError`` for a corrupt marker or state file, ``OSError`` for unreadable ones, ``ValueError``
     for a bad budget or format; ``restore_main`` turns them into one stderr line.
     """
+    done = plan_restore(directory, budget=budget, fmt=fmt, reconcile=reconcile)
+    return done.output, done.note
+
+
+def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True) -> Restored:
+    """The restore of ``render_restore`` with what it used (``Restored``); raises what ``render_restore`` raises."""
     from pipeline.redact.library import warm_up
 
     warm_up()  # the handoff passes the deep mask (issue 11); the scanner compiles its rules while this reads
@@ -56,11 +82,11 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
 
     marker = read_marker(directory)
     if marker is None:
-        return b"", f"{PREFIX} no compaction marker in {directory}; nothing to restore"
+        return Restored(b"", f"{PREFIX} no compaction marker in {directory}; nothing to restore")
     try:
         fresh = fresh_state(directory, marker, prefix=PREFIX)
     except NoFreshState as exc:
-        return b"", f"{PREFIX} {exc}; nothing restored"
+        return Restored(b"", f"{PREFIX} {exc}; nothing restored", compaction=marker.time)
     note = "\n".join(fresh.notes) if fresh.notes else None
     if fresh.path is not None:
         path = fresh.path
@@ -86,7 +112,8 @@ def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = T
     output = handoff.output
     text = output.decode("utf-8", "replace")
     masked = safe(text)
-    return (output if masked is text else masked.encode("utf-8")), note
+    return Restored(output if masked is text else masked.encode("utf-8"), note, handoff, str(path), doc.kind,
+                    doc.created, marker.time, drift, delta is not None)
 
 
 def summary_delta(doc: object, marker: object, transcript: object | None = None) -> object | None:
