@@ -27,8 +27,9 @@ READ_BUFFER = 64 * 1024
 #: ``READ_WINDOW`` bytes is read in its first seventh and its last six sevenths of that, the lines in between
 #: counted (their numbers stay right) but not parsed.  The session's start (its metadata, the task) and its
 #: recent past (several context windows' worth) are what a state file is made of; a checkpoint at each
-#: compaction has read the middle before.  ``DUCK_TAPE_READ_WINDOW`` (bytes; 0 reads everything) sets another.
-READ_WINDOW = 14 * 1024 * 1024
+#: compaction has read the middle before.  10 MiB holds about what ``stages.rules.scan.READ_CHARS`` reads of messages
+#: (messages are ~5 % of a transcript's bytes).  ``DUCK_TAPE_READ_WINDOW`` (bytes; 0 reads everything) sets another.
+READ_WINDOW = 10 * 1024 * 1024
 WINDOW_ENV = "DUCK_TAPE_READ_WINDOW"
 
 
