@@ -232,8 +232,29 @@ def _constraints(s: Scan, i: int) -> list[_Cand]:
     return out
 
 
+#: an inventory: a sub-agent's overview of code as it is (headings, a file tree, "- Name: value" bullets); its
+#: sentences describe the code ("Must contain one @", "Python requirement: >=3.11"), only a problem in it is a finding
+_MD_HEADING = lazy_re(r"^#{1,6}\s+\S", re.M)
+_LABEL_BULLET = lazy_re(r"^[ \t]*[-*+]\s+(?:\*\*)?[A-Z][\w ./()@-]{0,40}(?:\*\*)?:\s+\S", re.M)
+_TREE = ("├──", "└──")
+_SUB_PROBLEM = lazy_re(
+    r"\b(?:found\s+that|root\s+cause|caused\s+by|the\s+(?:issue|problem|bug)|missing|not\s+found|broken|fails?|failing|"
+    r"deprecated|hard-?coded|bug|wrong|incorrect|inconsistent|mismatch|never\s+\w+ed|unused|dead\s+code|todo|fixme)\b",
+    re.I,
+)
+
+
+def _inventory(text: str) -> bool:
+    """Whether a sub-agent result is an overview of code (module rules above ``_subagent``): three headings and a
+    file tree or six "- Name: value" bullets."""
+    if len(text) < 200 or len(_MD_HEADING.findall(text)) < 3:
+        return False
+    return any(t in text for t in _TREE) or len(_LABEL_BULLET.findall(text)) >= 6
+
+
 def _subagent(s: Scan, i: int) -> list[_Cand]:
     text = s.events[i].text
+    inventory = _inventory(text)
     scored = []
     for a, b, sent in _sentences(s, i):
         if len(sent) < 25 or len(sent) > 400 or _SUB_SKIP.match(sent) or sent.endswith(("?", ":")):
@@ -241,6 +262,8 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
         line_start = text.rfind("\n", 0, a) + 1
         if "#" in text[line_start:a] or _SUB_NOT_FINDING.match(sent):
             continue
+        if inventory and not (_SUB_HEAD.match(sent) or _SUB_PROBLEM.search(sent)):
+            continue  # a line of an overview describes the code; only a problem in it is a finding
         score = (
             5 * bool(_SUB_HEAD.match(sent))
             + 2 * bool(_SUB_STATE.search(sent))
