@@ -150,10 +150,17 @@ def _exit_now(code: int) -> None:
 
     Tearing down the modules an ``extract-raw`` run has loaded (orjson alone pulls in dataclasses,
     inspect, uuid, json…) costs ~4-5 ms, a tenth of the hook's budget, and the finished command has
-    nothing left to clean up: its files are closed and it registers no ``atexit`` handler.  Never returns.
+    nothing left to clean up: its files are closed; the one ``atexit`` handler, ``recache.save`` (the compiled
+    regular expressions this run added), runs here first.  Never returns.
     """
     sys.stdout.flush()
     sys.stderr.flush()
+    recache = sys.modules.get("pipeline.recache")
+    if recache is not None:
+        try:
+            recache.save()
+        except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower; the hook must not fail
+            pass
     os._exit(code)
 
 
