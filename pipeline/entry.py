@@ -81,18 +81,17 @@ def _fast_checkpoint(args: list[str]) -> int | None:
     return hook_main(values.get("--transcript"), values.get("--dir"), max_bytes=int(cap) if cap else None)
 
 
-def _fast_restore(args: list[str]) -> int | None:
-    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
-    ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
-    which click then handles (and rejects a bad budget or format with exit 2)."""
+def _options(args: list[str], names: tuple[str, ...], flags: tuple[str, ...] = ()) -> dict[str, str] | None:
+    """``args`` as ``{option: value}`` when each is one of ``names`` with a non-empty value (``--opt value`` or
+    ``--opt=value``) or one of ``flags`` (value ""), each at most once; None for any other shape."""
     values: dict[str, str] = {}
     rest = list(args)
     while rest:
         name, eq, value = rest.pop(0).partition("=")
-        if name == "--no-reconcile" and not eq and name not in values:
+        if name in flags and not eq and name not in values:
             values[name] = ""
             continue
-        if name not in ("--dir", "--budget", "--format") or name in values:
+        if name not in names or name in values:
             return None
         if not eq:
             if not rest:
@@ -101,6 +100,16 @@ def _fast_restore(args: list[str]) -> int | None:
         if not value:
             return None
         values[name] = value
+    return values
+
+
+def _fast_restore(args: list[str]) -> int | None:
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
+    ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
+    which click then handles (and rejects a bad budget or format with exit 2)."""
+    values = _options(args, ("--dir", "--budget", "--format"), flags=("--no-reconcile",))
+    if values is None:
+        return None
     from pipeline.restore.handoff import FORMATS, MAX_BUDGET, MIN_BUDGET
 
     budget = values.get("--budget")
@@ -117,19 +126,9 @@ def _fast_restore(args: list[str]) -> int | None:
 def _fast_nudge(args: list[str]) -> int | None:
     """Run ``nudge [--transcript PATH] [--dir DIR] [--format claude-code|plain]`` (also ``--opt=value``, each at
     most once), the Stop hook of issue 17; None for any other shape, which click then handles."""
-    values: dict[str, str] = {}
-    rest = list(args)
-    while rest:
-        name, eq, value = rest.pop(0).partition("=")
-        if name not in ("--transcript", "--dir", "--format") or name in values:
-            return None
-        if not eq:
-            if not rest:
-                return None
-            value = rest.pop(0)
-        if not value:
-            return None
-        values[name] = value
+    values = _options(args, ("--transcript", "--dir", "--format"))
+    if values is None:
+        return None
     if values.get("--format", "claude-code") not in ("claude-code", "plain"):
         return None
     from pipeline.hooks.nudge import hook_main

@@ -165,30 +165,14 @@ def split_branches(source: str, flags: int = 0) -> list[str] | None:
     body = source.strip()
     if body.startswith("(?") and not body.startswith("(?:"):
         return None  # global inline flags or a named group at the top: keep the pattern whole
-    if body.startswith("(?:") and _closing(body, 0, verbose) == len(body) - 1:
+    if body.startswith("(?:") and next((i for i, d in _structure(body, verbose) if d == 0), -1) == len(body) - 1:
         body = body[3:-1]
     parts: list[str] = []
-    depth, start, i, n = 0, 0, 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _class_end(body, i)
-            continue
-        if verbose and c == "#":
-            j = body.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
+    start = 0
+    for i, depth in _structure(body, verbose):
+        if depth == 0 and body[i] == "|":
             parts.append(body[start:i])
             start = i + 1
-        i += 1
     parts.append(body[start:])
     if len(parts) < 2:
         return None
@@ -210,29 +194,31 @@ def _class_end(s: str, i: int) -> int:
     return j + 1
 
 
-def _closing(s: str, i: int, verbose: bool) -> int:
-    """Index of the parenthesis closing the one at ``s[i]``, or -1."""
-    depth, j = 0, i
-    while j < len(s):
-        c = s[j]
+def _structure(s: str, verbose: bool):
+    """``(index, depth)`` of each ``(``, ``)`` and ``|`` of pattern source ``s`` outside escapes, character classes
+    and (``verbose``) comments; depth counts the groups open after a ``(`` and before a ``)`` or ``|``."""
+    depth, i, n = 0, 0, len(s)
+    while i < n:
+        c = s[i]
         if c == "\\":
-            j += 2
+            i += 2
             continue
         if c == "[":
-            j = _class_end(s, j)
+            i = _class_end(s, i)
             continue
         if verbose and c == "#":
-            k = s.find("\n", j)
-            j = len(s) if k < 0 else k
+            j = s.find("\n", i)
+            i = n if j < 0 else j
             continue
         if c == "(":
             depth += 1
+            yield i, depth
         elif c == ")":
             depth -= 1
-            if depth == 0:
-                return j
-        j += 1
-    return -1
+            yield i, depth
+        elif c == "|":
+            yield i, depth
+        i += 1
 
 
 def required_literals(source: str, flags: int = 0) -> list[list[frozenset[str]]]:
