@@ -70,10 +70,18 @@ def test_corpus_1059_events_meta_and_events():
     assert t.meta.model == "claude-sonnet-4.6"
     assert t.meta.start_time == "2026-06-08T01:48:57.913Z"
     assert t.meta.end_time == "2026-06-08T01:58:22.764Z"  # the session.shutdown line
+    mcp = ("mcp error: Failed to start MCP Servers: Error: Failed to read configuration from "
+           "/Users/dev/.copilot/mcp-config.json: Error: Invalid MCP server configuration: mcpServers: Required")
     assert [(e.kind, e.text, e.line) for e in t.events] == [
+        ("tool_result", mcp, 2),  # session.error: the CLI's own failure, a failed result no call asked for
+        ("tool_result", mcp, 5),
         ("user_prompt", "hi", 8),  # not the transformedContent with <current_datetime> and <system_reminder>
         ("assistant_text", "Hi! How can I help you today?", 10),
+        ("tool_result", "model error: Error loading model list: Error: Not authenticated", 12),
+        ("tool_result", mcp, 14),
     ]
+    assert all(e.is_error and e.tool_name == "copilot-cli" and e.call_id is None
+               for e in t.events if e.kind == "tool_result")
 
 
 @pytest.mark.corpus
@@ -82,7 +90,9 @@ def test_corpus_legacy_counts():
     assert t.meta.format == "copilot-legacy"
     assert t.report.skipped_lines == [] and t.report.records == 115
     assert t.report.unknown_types == Counter()
-    assert _kinds(t) == Counter({"tool_call": 28, "tool_result": 27, "user_prompt": 5, "assistant_text": 3})
+    # 27 results of calls and 13 session.error records (model_call 400s, a query that gave up after 5 retries)
+    assert _kinds(t) == Counter({"tool_call": 28, "tool_result": 40, "user_prompt": 5, "assistant_text": 3})
+    assert sum(e.tool_name == "copilot-cli" for e in t.events) == 13
     assert Counter(e.tool_name for e in t.events if e.kind == "tool_call") == Counter(
         {"str_replace_editor": 17, "powershell": 10, "read_powershell": 1}
     )
@@ -116,7 +126,7 @@ def test_corpus_legacy_tool_calls_results_and_the_error():
     assert calls[-1].target == "curl http://localhost:8000/"
     read_ps = next(e for e in calls if e.tool_name == "read_powershell")
     assert read_ps.target == "backend"  # {"delay": 5, "sessionId": "backend"}
-    errors = [e for e in t.events if e.kind == "tool_result" and e.is_error]
+    errors = [e for e in t.events if e.kind == "tool_result" and e.is_error and e.tool_name != "copilot-cli"]
     assert [(e.call_id, e.tool_name, e.text, e.line) for e in errors] == [
         ("tooluse_bM-c9YC2TF69Nc_JwBeWjw", "str_replace_editor", "Path already exists", 64)
     ]
@@ -127,7 +137,7 @@ def test_corpus_legacy_tool_calls_results_and_the_error():
     assert [e.target.rsplit("\\", 1)[-1] for e in calls if e.call_id not in result_ids] == ["railway.json"]
     # each result comes after its call
     position = {e.call_id: e.index for e in calls}
-    assert all(position[e.call_id] < e.index for e in t.events if e.kind == "tool_result")
+    assert all(position[e.call_id] < e.index for e in t.events if e.kind == "tool_result" and e.call_id)
 
 
 # --- hand-written inputs, one per rule --------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from pipeline.transcripts.targets import main_target
 #: Envelope types seen in real files that carry nothing for the event stream (FORMATS.md §2 list).
 _QUIET_TYPES = frozenset(
     {
-        "session.mode_changed", "session.info", "session.warning", "session.error", "session.compaction_start",
+        "session.mode_changed", "session.info", "session.warning", "session.compaction_start",
         "session.task_complete", "system.notification", "assistant.turn_start", "assistant.turn_end", "hook.end",
         "permission.requested", "permission.completed", "subagent.failed", "skill.invoked", "session.plan_changed",
         "session.context_changed",
@@ -52,6 +52,7 @@ _LEGACY_CWD = re.compile(r"^\* Current working directory: (.+?)\s*$", re.MULTILI
 _LEGACY_VERSION = re.compile(r"^Version number: (\S+)", re.MULTILINE)
 
 _SUBAGENT_TOOLS = frozenset({"task"})
+HARNESS_TOOL = "copilot-cli"  # the tool_name of an error the CLI itself reports (``session.error``)
 _NOISE_TOOLS = frozenset({"report_intent"})
 
 
@@ -200,6 +201,17 @@ class _CopilotState:
             call_id=call_id, is_error=failed, line=line,
         )
 
+    def session_error(self, data: dict, ts: str | None, line: int) -> None:
+        """``session.error`` (``{errorType, message}``): the CLI's own failure (MCP servers that do not start, a
+        model list it cannot load) — a failed ``tool_result`` of the harness itself (``HARNESS_TOOL``, no call)."""
+        message = data.get("message")
+        if not isinstance(message, str) or not message.strip():
+            return
+        kind = data.get("errorType")
+        text = f"{kind} error: {message}" if isinstance(kind, str) and kind else message
+        self.sink.add("tool_result", text=cap(text, self.caps.tool_output, self.report), timestamp=ts,
+                      tool_name=HARNESS_TOOL, is_error=True, line=line)
+
     def execution_start(self, data: dict) -> None:
         """``tool.execution_start`` mirrors a tool request: only used for the tool name of a call not seen."""
         call_id = data.get("toolCallId")
@@ -283,6 +295,8 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None 
             state.execution_start(data)
         elif rtype == "session.shutdown":
             state.set_model(data.get("currentModel"))
+        elif rtype == "session.error":
+            state.session_error(data, ts, line)
         elif rtype == "abort":
             report.ignored["abort"] += 1
         elif rtype in _QUIET_TYPES:

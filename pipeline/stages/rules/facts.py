@@ -279,6 +279,28 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
     return [_cand("subagent", s, i, a, b, sent) for _, a, b, sent in sorted(best, key=lambda t: t[1])]
 
 
+#: who reported an error that no tool call asked for (``tool_result`` events without a call: the harness's own)
+_HARNESS_NAMES = {"copilot-cli": "Copilot CLI"}
+
+
+def _harness_errors(s: Scan) -> list[_Cand]:
+    """Errors the harness itself reported (a failed result no call asked for: MCP servers that do not start, a
+    model list it cannot load), each once with how often it came, at its first occurrence."""
+    seen: dict[str, list[int]] = {}
+    for i in s.results:
+        ev = s.events[i]
+        if ev.is_error and i not in s.call_of and ev.text.strip():
+            seen.setdefault(" ".join(ev.text.split()), []).append(i)
+    out = []
+    for text, where in seen.items():
+        first = s.events[where[0]]
+        who = _HARNESS_NAMES.get(first.tool_name or "", first.tool_name or "the harness")
+        times = f" ({len(where)} times)" if len(where) > 1 else ""
+        fact = clip(f"{who} reported{times}: {text}", FACT_LIMIT)
+        out.append(_Cand("quirk", fact, where[0], 0, len(first.text), _key(fact), tokens(fact)))
+    return out
+
+
 def _review(s: Scan, i: int) -> list[_Cand]:
     """The findings of a code-review answer in event ``i`` (``reviews.findings``), as sub-agent facts."""
     text = s.events[i].text
@@ -518,6 +540,7 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
     for t in shellenv.build(s) + edits.dropped_imports(s) + trials.build(s):
         text = clip(t.text, FACT_LIMIT)
         raw["trial"].append(_Cand("trial", text, t.ev, t.start, t.end, _key(text), tokens(text)))
+    raw["quirk"].extend(_harness_errors(s))
     errs = _after_error(s)
     seen_texts: set[str] = set()
     for i in s.assistants:
