@@ -30,6 +30,19 @@ _REPEATS = (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_RE
 _WORD = re.compile(r"\w+")
 #: characters re.IGNORECASE matches to a letter their full case folding does not contain: İ and dotless ı to i
 _SIMPLE = {0x130: "i", 0x131: "i"}
+def _planner_version() -> str:
+    """A checksum of this module's source: a plan kept by ``pipeline.recache`` is only reused by the litgate.py
+    that made it (a fixed rule takes effect at once, whatever the table holds)."""
+    import zlib
+
+    try:
+        with open(__file__, "rb") as fh:
+            return f"{zlib.crc32(fh.read()):08x}"
+    except OSError:
+        return "?"
+
+
+_PLANNER = _planner_version()
 _CACHE_MAX = 512  # texts whose fold and words are kept (a sentence is cut out anew by each section that reads it)
 _folds: dict[str, tuple[str, frozenset[str] | None]] = {}
 
@@ -162,11 +175,13 @@ def split_branches(source: str, flags: int = 0) -> list[str] | None:
     of them (global inline flags, a single branch).  An enclosing ``(?:…)`` is looked through, and so is a
     branch that is itself one such group (``(?:a|b)|c`` gives ``a``, ``b``, ``c``: the same ordered choice)."""
     verbose = bool(flags & re.VERBOSE)
-    body = source.strip()
+    body = source.lstrip() if verbose else source  # outside VERBOSE a space is a literal: never strip it
     if body.startswith("(?") and not body.startswith("(?:"):
         return None  # global inline flags or a named group at the top: keep the pattern whole
-    if body.startswith("(?:") and next((i for i, d in _structure(body, verbose) if d == 0), -1) == len(body) - 1:
-        body = body[3:-1]
+    if body.startswith("(?:"):
+        end = next((i for i, d in _structure(body, verbose) if d == 0), -1)
+        if end > 0 and (end == len(body) - 1 or (verbose and body[end + 1:].isspace())):
+            body = body[3:end]
     parts: list[str] = []
     start = 0
     for i, depth in _structure(body, verbose):
@@ -255,7 +270,10 @@ def plan(source: str, flags: int = 0) -> tuple:
         return tuple(frozenset(t for t, _ in req) for req in reqs)
 
     parts = split_branches(source, flags)
-    trees = [_parser.parse(part, flags) for part in parts] if parts else []
+    try:  # a branch may not stand alone (a backreference to another branch's group): keep the pattern whole
+        trees = [_parser.parse(part, flags) for part in parts] if parts else []
+    except re.error:
+        trees = []
     branches: list[tuple[str, tuple[frozenset[str], ...]]] = []
     if trees and all(tree.state.groups == 1 for tree in trees):  # no group in any branch: search them apart
         reqs = [_seq(tree) for tree in trees]
@@ -300,8 +318,11 @@ class GatedAlternation:
     def _prepare(self) -> None:
         """The branches' gates, the whole pattern's gate, whether a branch can match empty (``plan``, kept between
         runs by ``pipeline.recache``).  A branch is compiled the first time a text passes its gate (``_branch``)."""
-        branches, self._gate, self._nonempty, self._word_lits, self._sub_lits, self._all_lits = recache.memo(
-            ("litgate", self.pattern, int(self.flags)), lambda: plan(self.pattern, self.flags))
+        key = ("litgate", _PLANNER, self.pattern, int(self.flags))
+        got = recache.memo(key, lambda: plan(self.pattern, self.flags))
+        if not (isinstance(got, tuple) and len(got) == 6):  # a damaged table: plan afresh
+            got = recache.replace(key, plan(self.pattern, self.flags))
+        branches, self._gate, self._nonempty, self._word_lits, self._sub_lits, self._all_lits = got
         self._branches = [[None, gate, part] for part, gate in branches]
         self._ready = True
 
@@ -329,17 +350,19 @@ class GatedAlternation:
         present.update(words & self._word_lits)
         return present
 
-    def _passes(self, text: str) -> set[str] | None:
-        """The literals of this pattern's gates present in ``text`` when it holds those every match of the whole
-        pattern needs, else None."""
+    def _passes(self, text: str, endpos: int | None = None) -> set[str] | None:
+        """The literals of this pattern's gates present in ``text`` (up to ``endpos``: re sees the text end there,
+        for ``\\b`` and ``$``) when it holds those every match of the whole pattern needs, else None."""
         if not self._ready:
             self._prepare()
+        if endpos is not None and endpos < len(text):
+            text = text[:max(endpos, 0)]
         present = self._present(text)
         return present if all(not present.isdisjoint(req) for req in self._gate) else None
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
         """As ``re.Pattern.search``: the leftmost match, and among branches matching there the first."""
-        present = self._passes(text)
+        present = self._passes(text, endpos)
         if present is None:
             return None
         end = len(text) if endpos is None else endpos
@@ -359,7 +382,7 @@ class GatedAlternation:
         return best
 
     def _anchored(self, how: str, text: str, pos: int, endpos: int | None) -> re.Match[str] | None:
-        present = self._passes(text)
+        present = self._passes(text, endpos)
         if present is None:
             return None
         end = len(text) if endpos is None else endpos
@@ -384,7 +407,7 @@ class GatedAlternation:
         """As ``re.Pattern.finditer``: successive leftmost matches, each search starting where the last match ended.
         With branches that never match the empty string, only the branches whose literals occur are searched,
         each again only once its last match lies behind."""
-        present = self._passes(text)
+        present = self._passes(text, endpos)
         if present is None:
             return iter(())
         end = len(text) if endpos is None else endpos
@@ -417,7 +440,7 @@ class GatedAlternation:
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list:
         """As ``re.Pattern.findall`` (the pattern's groups decide its items, as there)."""
-        if self._passes(text) is None:
+        if self._passes(text, endpos) is None:
             return []
         if self._branches and self._nonempty:
             return [m.group(0) for m in self.finditer(text, pos, endpos)]

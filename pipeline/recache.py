@@ -109,6 +109,14 @@ def memo(key: tuple, make):
     return got
 
 
+def replace(key: tuple, value):
+    """Store ``value`` for ``key`` (over a damaged entry); returns ``value``."""
+    global _dirty
+    _load()[key] = value
+    _dirty = True
+    return value
+
+
 def save() -> None:
     """Write the table if this run added to it and Python writes bytecode here (or ``_force``); atomic, and
     never an error: a cache that cannot be written is only slower."""

@@ -189,3 +189,23 @@ def test_every_gated_pattern_of_the_rules_engine_answers_as_re_does():
             assert spans == [(m.span(), m.group(0)) for m in gated.finditer(text)], (name, text[:120])
             hits += a is not None
     assert hits > 500
+
+
+def test_review_findings_endpos_literal_spaces_and_cross_branch_references_answer_as_re():
+    """Inputs from the review of this module: each once answered otherwise than re."""
+    cases = [(r"\bfoo\b", "foobar", 0, 3), (r"\bfoo$", "foox", 0, 3), (" cat|dog", "concat", 0, None),
+             (r"x|(?:a|b) ", "a", 0, None), (r"(a)x|b\1", "ax", 0, None), (r"(a)x|b\1", "ba", 0, None)]
+    for source, text, pos, endpos in cases:
+        whole, gated = re.compile(source), gated_re(source)
+        args = (text, pos) if endpos is None else (text, pos, endpos)
+        assert _same(whole.search(*args), gated.search(*args)), (source, text)
+        assert _same(whole.match(*args), gated.match(*args)), (source, text)
+        assert [m.span() for m in whole.finditer(*args)] == [m.span() for m in gated.finditer(*args)], (source, text)
+
+
+def test_a_kept_plan_belongs_to_this_version_of_the_planner():
+    from pipeline import litgate
+
+    pat = gated_re(r"\bplanner\s+check\b|\bother\b")
+    pat.search("planner check")
+    assert ("litgate", litgate._PLANNER, pat.pattern, 0) in litgate.recache._load()

@@ -64,3 +64,14 @@ def test_a_claude_code_session_keeps_its_task_and_its_last_request_and_says_what
     assert len(prompts) < 300
     first, last, _ = t.report.window
     assert f"lines {first:,}-{last:,}" in t.report.warning(str(path))
+
+
+def test_a_tail_that_starts_on_a_line_boundary_keeps_that_line(tmp_path, monkeypatch):
+    """Review input: 20 lines of 10 bytes and a 70-byte window read line 1 and lines 15-20, not 16-20."""
+    monkeypatch.setenv("DUCK_TAPE_READ_WINDOW", "70")
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(b'{"n":%d}\n' % (100 + k) for k in range(1, 21)))  # 10 bytes a line
+    report = ReadReport()
+    got = [number for number, _ in iter_jsonl(str(path), report)]
+    assert got == [1, 15, 16, 17, 18, 19, 20]
+    assert report.window == (2, 14, 130)

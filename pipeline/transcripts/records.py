@@ -49,13 +49,15 @@ def _skip_middle(fh, tail_start: int) -> tuple[int, int]:
     start = fh.tell()
     lines = 0
     pos = start
+    at_line_start = True
     while pos < tail_start:
         chunk = fh.read(min(1 << 20, tail_start - pos))
         if not chunk:
             break
         lines += chunk.count(b"\n")
         pos += len(chunk)
-    if pos >= tail_start:
+        at_line_start = chunk.endswith(b"\n")
+    if pos >= tail_start and not at_line_start:
         rest = fh.readline()  # the line the tail would start inside: skipped whole
         if rest:
             lines += rest.endswith(b"\n")

@@ -147,7 +147,8 @@ def scan(transcript: Transcript, read_chars: int | None = None) -> Scan:
             s.subagent_results.append(i)
         elif kind == "todo_list":
             s.todo_lists.append(i)
-    _window(s, READ_CHARS if read_chars is None else read_chars)
+    if s.unread is None:  # a transcript ``windowed`` already took the window of (masking may lengthen a message)
+        _window(s, READ_CHARS if read_chars is None else read_chars)
     return s
 
 
