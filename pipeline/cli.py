@@ -181,8 +181,9 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
 
     Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
-    transcript (previewed, written only after approval), then reports the compaction time,
-    Current/Done/Remaining and the CONTEXT.md decisions relevant to the work.  Only a recovery writes.
+    transcript (previewed, written only after approval; off a terminal, as when an agent runs it, shown masked and
+    not written unless --yes), then reports the compaction time, Current/Done/Remaining and the CONTEXT.md
+    decisions relevant to the work.  Only a recovery writes.
     --reconcile then checks the state against the workspace (the folder holding DIR), read-only: commits since
     its Created time, Remaining items that look done, files it names that no longer exist.
     """
@@ -208,8 +209,9 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
         config = config_from_flags(engine, model, api_base, max_tokens)
+        show_only = dry_run or (not yes and not sys.stdin.isatty())  # nothing will be written: mask what is shown
         result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
-                              mask=mask or dry_run, config=config, session_id=found.session_id)
+                              mask=mask or show_only, config=config, session_id=found.session_id)
         for line in result.notes:
             _err(line)
         for line in result.dropped:
@@ -218,8 +220,12 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
             _err(line)
         _out(result.text, nl=False)
         state = result.state
-        if not dry_run:
-            target = directory / state_filename(result.state.stamp, "recovered")
+        target = directory / state_filename(result.state.stamp, "recovered")
+        if show_only and not dry_run:
+            # an agent running `duck-tape resume` (no terminal to ask): the report is what it came for
+            _err(f"duck-tape: resume: not a terminal, so the recovered state was only shown, not written to "
+                 f"{target}: pass --yes to keep it")
+        elif not dry_run:
             _confirm_write(str(target), yes=yes)
             written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
             _out(f"Wrote {written}")

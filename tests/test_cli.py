@@ -305,6 +305,20 @@ def test_resume_dry_run_writes_nothing(capsys, tmp_path):
     assert sorted(p.name for p in store.iterdir()) == before
 
 
+def test_resume_off_a_terminal_reports_and_writes_nothing(capsys, tmp_path, monkeypatch):
+    """Trial input: an agent runs `duck-tape resume` (no terminal); it once got exit 4 and no report."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    store = tmp_path / ".duck-tape"
+    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
+    before = sorted(p.name for p in store.iterdir())
+    code, out, err = run(capsys, "resume", "--dir", str(store), "--context", str(tmp_path / "none.md"))
+    assert code == 0 and "# Agent State" in out and "Remaining:" in out
+    assert "not a terminal, so the recovered state was only shown" in err and "pass --yes to keep it" in err
+    assert sorted(p.name for p in store.iterdir()) == before
+
+
 def test_resume_marker_without_transcript_and_no_state(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
     write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=None))

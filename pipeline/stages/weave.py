@@ -20,6 +20,8 @@ Fills the header and applies the file's bounds, whichever engine produced the di
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 from datetime import datetime, timezone
 
@@ -35,9 +37,22 @@ REASON_LIMIT = 200
 FACT_LIMIT = 300
 
 
+def repo_name(remote: str) -> str:
+    """A git remote (``https://user@host/owner/name.git``, ``git@host:owner/name.git``, ``ssh://…``) as
+    ``owner/name``: what the header's Repo/Branch names, without the scheme, host or credentials; anything else
+    as it is (Copilot already gives ``owner/name``)."""
+    text = remote.strip()
+    m = re.match(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?[^/:\s]+[:/](?P<path>[^\s]+?)(?:\.git)?/?$", text, re.I)
+    if m and ("://" in text or "@" in text):
+        parts = [p for p in m.group("path").split("/") if p]
+        if parts:
+            return "/".join(parts[-2:])
+    return text
+
+
 def _repo_of(meta: TranscriptMeta) -> str:
     if meta.repo and meta.repo.strip():
-        return meta.repo.strip()
+        return repo_name(meta.repo)
     cwd = (meta.cwd or "").strip().rstrip("/\\")
     if not cwd:
         return "unknown"
