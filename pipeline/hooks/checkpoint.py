@@ -93,7 +93,7 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
 def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None,
                     session_id: str | None = None, label: str = "pre-compact",
                     keep: list | None = None, store: str | os.PathLike[str] | None = None,
-                    ) -> tuple[str, str, list[str], str | None]:
+                    cwd: str | None = None) -> tuple[str, str, list[str], str | None]:
     """Distil the transcript at ``path`` with the rules engine into an auto state file
     (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
 
@@ -104,7 +104,8 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     the ``Transcript`` read is appended to (the restore compares its last summary, issue 17).  ``store``: the
     store the file will be written into; then the previous state file of the workspace is carried forward and the
     version bumped (``pipeline.state.carry``, issue 17; any failure there is a note, the state of this transcript
-    alone is written).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
+    alone is written).  ``cwd``: the hook payload's working folder, the header's Cwd when the transcript names
+    none (Gemini CLI files do not).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
     or anything the stages raise; the caller turns every exception into a marker-only write.
     """
     from pipeline.redact.library import warm_up
@@ -115,6 +116,8 @@ def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | 
     from pipeline.transcripts import read_transcript
 
     transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
+    if cwd and not transcript.meta.cwd and os.path.isabs(cwd):
+        transcript.meta.cwd = cwd
     if keep is not None:
         keep.append(transcript)
     label = f"{label} {trigger}" if trigger else label
@@ -218,7 +221,7 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
         try:
             text, stamp, notes, session_id = auto_state_text(
                 path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages), trigger=hook.trigger,
-                session_id=session_id, store=store)
+                session_id=session_id, store=store, cwd=hook.cwd)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
