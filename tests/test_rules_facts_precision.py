@@ -105,3 +105,28 @@ def test_label_line_whose_figures_were_all_measured_is_a_fact():
     b.bash("python bench.py", "cold start before: 2400 ms\ncold start after: 820 ms")
     b.asst("Measured:\n\n- Cold Start: 820 ms (down from 2400 ms)\n")
     assert ("fact", "Cold Start: 820 ms (down from 2400 ms)") in facts(b)
+
+
+def test_a_figure_measured_again_later_replaces_the_earlier_one():
+    """Corpus input: 'Overall Completion Rate: 90.0% (up from 71.4%)' stood as a fact after the session measured
+    100 %.  Three shapes: the later figure in tool output, in an answer, with markup around the label."""
+    from pipeline.stages.rules import facts as facts_mod
+    from pipeline.stages.rules.scan import scan as scan_of
+    from rules_builder import B
+
+    def session(first: str, later: str | None) -> list[str]:
+        b = B()
+        b.user("Speed up the API.")
+        b.bash("python bench.py", first)
+        b.asst(first + ". That is the gain from the cache.")
+        if later:
+            b.bash("python bench.py --again", later)
+            b.asst(f"Measured again: {later}")
+        return [f.text for f in facts_mod.build(scan_of(b.build()))]
+
+    for first, later in (("p95 latency: 120 ms (down from 900 ms)", "p95 latency: 480 ms"),
+                         ("Build time: 6 min (cut from 14 min)", "**Build time:** 9 min on the CI runner"),
+                         ("p95 latency: 120 ms (down from 900 ms)", "P95 LATENCY: 130 ms under load")):
+        assert any(first in t for t in session(first, None))  # never measured again: it stands
+        assert not any(first in t for t in session(first, later)), (first, later)
+    assert any("120 ms" in t for t in session("p95 latency: 120 ms (down from 900 ms)", "p95 latency: 120 ms"))

@@ -47,3 +47,13 @@ def test_a_failed_result_of_a_call_is_not_a_harness_error():
     b.user("Run the tests.")
     b.bash("pytest -q", "FAILED tests/test_login.py::test_expired - AssertionError", error=True)
     assert not any("reported" in f.text for f in facts.build(scan(b.build())))
+
+
+def test_a_failed_result_of_a_todo_write_is_not_a_harness_error():
+    """Corpus input: a TodoWrite call is a todo_list event, so its failed result has no tool_call before it."""
+    b = B()
+    b.user("Plan the migration.")
+    b.todos(("Write the migration", "pending"))
+    b.add("tool_result", "InputValidationError: priority 'critical' is not one of high, medium, low",
+          tool_name="TodoWrite", is_error=True, call_id="toolu_01")
+    assert not any("reported" in f.text for f in facts.build(scan(b.build())))

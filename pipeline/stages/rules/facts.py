@@ -279,17 +279,37 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
     return [_cand("subagent", s, i, a, b, sent) for _, a, b, sent in sorted(best, key=lambda t: t[1])]
 
 
+#: a measured figure under a label: "Overall completion rate: 90.0% (up from 71.4%)", "p95 latency: 120 ms"
+_LABELLED_FIGURE = lazy_re(r"^\W*(?P<label>[^\W\d][^:\n]{2,50}?)[*_]*\s*:[*_\s]*(?P<value>[-+]?\d[\d.,]*)")
+
+
+def _superseded(s: Scan, c: _Cand) -> bool:
+    """Whether ``c`` states a figure under a label (``_LABELLED_FIGURE``) that a later message or tool output of
+    the session gives again with another value: the later measurement stands, the earlier one is history."""
+    m = _LABELLED_FIGURE.match(c.text)
+    if not m:
+        return False
+    label, value = m.group("label").strip(" *_").lower(), m.group("value")
+    later = re.compile(re.escape(label) + r"[*_]*\s*:[*_\s]*([-+]?\d[\d.,]*)", re.I)
+    for ev in s.events[c.ev + 1:]:
+        if ev.kind in ("assistant_text", "tool_result", "compaction", "subagent_result") and label in ev.text.lower():
+            found = later.search(ev.text)
+            if found and found.group(1) != value:
+                return True
+    return False
+
+
 #: who reported an error that no tool call asked for (``tool_result`` events without a call: the harness's own)
 _HARNESS_NAMES = {"copilot-cli": "Copilot CLI"}
 
 
 def _harness_errors(s: Scan) -> list[_Cand]:
-    """Errors the harness itself reported (a failed result no call asked for: MCP servers that do not start, a
-    model list it cannot load), each once with how often it came, at its first occurrence."""
+    """Errors the harness itself reported (a failed result with no call id that no call asked for: MCP servers
+    that do not start, a model list it cannot load), each once with how often it came, at its first occurrence."""
     seen: dict[str, list[int]] = {}
     for i in s.results:
         ev = s.events[i]
-        if ev.is_error and i not in s.call_of and ev.text.strip():
+        if ev.is_error and not ev.call_id and i not in s.call_of and ev.text.strip():
             seen.setdefault(" ".join(ev.text.split()), []).append(i)
     out = []
     for text, where in seen.items():
@@ -563,6 +583,8 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
     by_kind = {k: kept.dedupe(cands[k]) for k in KIND_ORDER}
     extra = kept.dedupe(summary)
     by_kind, extra = _collapse(by_kind, extra)
+    by_kind = {k: v if k == "constraint" else [c for c in v if not _superseded(s, c)] for k, v in by_kind.items()}
+    extra = [c for c in extra if not _superseded(s, c)]
     out = []
     for c in _select(by_kind, extra):
         q = quote(s.events[c.ev].text, c.start, c.end)
