@@ -66,13 +66,28 @@ class Hit:
     pronoun: bool = False
 
 
+#: the labels of a decision line: English, and Portuguese, Spanish, Chinese, Japanese, Korean ("决定：", "결정:")
+_DECISION_LABELS = r"DECISION|DECIDED|DECIS[ÃA]O|DECISI[ÓO]N|DECIDIDO|决定|決定|결정"
 _EXPLICIT_LINE = lazy_re(
-    r"^[ \t>]*(?:[-*+]\s+)?(?:\*\*|__)?(APPROVED|DECISION|DECIDED|REJECTED|RULED OUT)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\S.*)$",
+    r"^[ \t>]*(?:[-*+]\s+)?(?:\*\*|__)?(APPROVED|" + _DECISION_LABELS + r"|REJECTED|RULED OUT)(?:\*\*|__)?\s*[:：]\s*"
+    r"(?:\*\*|__)?\s*(\S.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
-_EXPLICIT_WORDS = ("approved", "decision", "decided", "rejected", "ruled out")
+_EXPLICIT_WORDS = ("approved", "decision", "decided", "rejected", "ruled out", "decisão", "decisao", "decisión",
+                   "decision", "decidido", "决定", "決定", "결정")
+#: "X, not Y" in a decision line: Y is what was turned down (any of the languages of the labels)
+_NOT_Y = lazy_re(
+    r"^(?P<x>.+?)[,，、]?\s*(?:\bnot\b|\binstead\s+of\b|\brather\s+than\b|\bem\s+vez\s+d[eoa]s?\b|\bn[ãa]o\b|"
+    r"\ben\s+(?:lugar|vez)\s+de\b|\bno\b|而不是|不用|不是|ではなく|대신)\s*(?:(?:o|a|os|as|el|la|the)\s+)?(?:(?:de|do|da)\s+)?"
+    r"(?P<y>[^,，。.;]+)",
+    re.IGNORECASE,
+)
 _EXPLICIT_INLINE = lazy_re(r"(?<![A-Za-z])(APPROVED|DECISION|DECIDED|REJECTED):[ \t]+(\S[^\n]*)")
-_EXPLICIT_SPLIT = lazy_re(r"\s+[-–—]{1,2}\s+|\s*;\s*(?=because|since)|\s+(?:because|since)\s+|\s*\(\s*(?=because|since)")
+_EXPLICIT_SPLIT = lazy_re(
+    r"\s+[-–—]{1,2}\s+|\s*;\s*(?=because|since)|\s+(?:because|since|porque|pois)\s+|\s*\(\s*(?=because|since)"
+    r"|[,，]?\s*(?:因为|由于)|[,、]?\s*(?:なので|ため)|[,]?\s*때문에\s*",
+    re.IGNORECASE,
+)
 
 _HYPOTHETICAL = lazy_re(
     r"\b(?:if|whether|unless|could|might|may|maybe|perhaps|should\s+(?:we|I)|would\s+(?:you|we|it|I)|do\s+you|did\s+you|"
@@ -163,7 +178,7 @@ def explicit_hits(text: str, origin: str = "explicit", low: str | None = None) -
     ``low`` may pass ``text.lower()`` when the caller has it."""
     hits: list[Hit] = []
     low = text.lower() if low is None else low
-    if ":" not in text or not any(w in low for w in _EXPLICIT_WORDS):
+    if (":" not in text and "：" not in text) or not any(w in low for w in _EXPLICIT_WORDS):
         return hits
     starts: set[int] = set()
     for rx in (_EXPLICIT_LINE, _EXPLICIT_INLINE):
@@ -180,10 +195,16 @@ def explicit_hits(text: str, origin: str = "explicit", low: str | None = None) -
             reason = reason_text(parts[1]) if len(parts) > 1 else None
             status = REJECTED if label in ("REJECTED", "RULED OUT") else APPROVED
             line_start = text.rfind("\n", 0, m.start(1)) + 1
-            hits.append(
-                Hit(status, clip(what, WHAT_LIMIT), reason, line_start, m.end(2), m.start(1),
-                    "explicit" if origin in ("implicit", "explicit") else origin)
-            )
+            kind = "explicit" if origin in ("implicit", "explicit") else origin
+            turned_down = _NOT_Y.match(what) if status == APPROVED and label not in ("APPROVED",) else None
+            if turned_down and clean(turned_down.group("x")) and clean(turned_down.group("y")):
+                # "Decision: the staging DB, not prod": the one chosen, and the one turned down
+                x, y = clean(turned_down.group("x")), clean(turned_down.group("y"))
+                hits.append(Hit(APPROVED, clip(x, WHAT_LIMIT), reason, line_start, m.end(2), m.start(1), kind))
+                hits.append(Hit(REJECTED, clip(y, WHAT_LIMIT), reason or f"in favour of {clip(x, 80)}", line_start,
+                                m.end(2), m.start(1), kind))
+                continue
+            hits.append(Hit(status, clip(what, WHAT_LIMIT), reason, line_start, m.end(2), m.start(1), kind))
     return hits
 
 
