@@ -36,11 +36,15 @@ _force = False  # ``python -m pipeline.recache``: write even where Python writes
 
 
 def _path() -> str | None:
-    try:
-        from importlib.util import cache_from_source
+    """Where the table lives: beside this module's bytecode; None where Python keeps no bytecode cache
+    (``sys.implementation.cache_tag`` is None)."""
+    if sys.implementation.cache_tag is None:
+        return None
+    from importlib.util import cache_from_source
 
+    try:
         return os.path.join(os.path.dirname(cache_from_source(__file__)), f"recache.{_TAG}.marshal")
-    except (NotImplementedError, ValueError, TypeError):
+    except (ValueError, TypeError):
         return None
 
 
