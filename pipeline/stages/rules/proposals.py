@@ -67,7 +67,9 @@ _S_PROPOSAL = lazy_re(
     r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want)))(?P<x>.+)",
     re.I,
 )
-_PROPOSAL_LEAD = lazy_re(r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+", re.I)
+_PROPOSAL_LEAD = lazy_re(
+    r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+|^(?:改成|换成|改用|换用|使用|用)\s*", re.I
+)
 _PROPOSAL_TAIL = lazy_re(r"\s*(?:,?\s*if\s+you(?:'d)?\s+(?:like|want)|,?\s*or\s+(?:not|something\s+else)|now|next|first)\s*[.?!]*$", re.I)
 _GENERIC = lazy_re(
     r"^(?:proceed(?:\s+with\s+(?:it|this|that|these|them))?|go\s+ahead(?:\s+with\s+(?:it|this|that|these|them))?|continue|"

@@ -30,8 +30,14 @@ from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import tools
 from pipeline.stages.rules.scan import Scan
 
+#: the harness's words when the user declined a tool call (``decisions`` reads those)
+DENIED = lazy_re(
+    r"user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|user\s+(?:rejected|denied|declined)|denied[-\s]interactively|"
+    r"rejected\s+by\s+(?:the\s+)?user|permission\s+denied\s+by\s+(?:the\s+)?user",
+    re.IGNORECASE,
+)
+
 RETRY_WINDOW = 8  # later calls a failed call's retry may be
-MAX_TRIALS = 8  # facts from this module
 CMD_LIMIT = 80  # characters of a command shown
 ERR_LIMIT = 95  # characters of an error line shown
 PATH_LIMIT = 28  # a longer path is shown as …/<last part>
@@ -206,9 +212,48 @@ def _signature(line: str) -> str:
     return " ".join(_MASK.sub("#", line.lower()).split())
 
 
+def own_failure(text: str) -> bool:
+    """Whether a failed result reads as the agent's own mistake or the code under work failing its tests (a syntax
+    error, an assertion, "3 failed"), not as something about the environment."""
+    return bool(_OWN_TYPO.search(text))
+
+
+def _passed_later(s: Scan, calls: list[int], n: int, what: str) -> bool:
+    """Whether a later call running the same thing as ``calls[n]`` (the same command; for other tools the same
+    arguments) succeeded."""
+    events = s.events
+    shell = bool(tools.command_of(events[calls[n]]))
+    same = (lambda j: _what(events[j]) == what) if shell else (lambda j: events[j].text == events[calls[n]].text)
+    for j in calls[n + 1:]:
+        if same(j) and not tools.failed(events[s.result_of[j]], deep=False):
+            return True
+    return False
+
+
+#: a line that says only that the call ended, or a harness's header (Codex: "Chunk ID: …", "Wall time: …")
+_EXIT_ONLY = lazy_re(
+    r"^(?:exit\s+code:?\s*\d+|<exited\s+with\s+exit\s+code\s+\d+>|error:?|failed\.?|process\s+exited\s+with\s+code\s+\d+|"
+    r"(?:chunk\s+id|wall\s+time|original\s+token\s+count|total\s+output\s+lines|output)\s*:.*)$",
+    re.I,
+)
+
+
+def _first_line(text: str) -> tuple[int, int] | None:
+    """The span of the first line of a failed result that says more than its exit code (a flagged failure whose
+    lines hold no error word: "sudo: a terminal is required to read the password")."""
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
+        body = line.strip()
+        if len(body) >= 8 and not _EXIT_ONLY.match(body):
+            lead = len(line) - len(line.lstrip())
+            return start + lead, start + lead + len(body)
+    return None
+
+
 def build(s: Scan) -> list[Trial]:
-    """Trial-and-error facts of ``s`` (module rules), at most ``MAX_TRIALS``: blocked calls first, then changed
-    retries, missing capabilities, repeated errors; chronological within a rank."""
+    """Trial-and-error facts of ``s`` (module rules), chronological; ``rank`` (blocked, changed retry, missing
+    capability, any other failure) is the prior ``facts`` gives each (``candidates`` weighs and picks them)."""
     events = s.events
     calls = [i for i in s.calls if i in s.result_of]
     users = s.users
@@ -228,7 +273,9 @@ def build(s: Scan) -> list[Trial]:
         if not (res.text or "").strip() or not tools.failed(res, deep=False):
             continue
         text = res.text
-        span = error_span(text[:4000])
+        if DENIED.search(text[:400]):
+            continue  # the user declined the call: a decision (the Decision Log's), not the environment
+        span = error_span(text[:4000]) or _first_line(text[:4000])
         if span is None:
             continue
         a, b = span
@@ -280,8 +327,10 @@ def build(s: Scan) -> list[Trial]:
             if paths and all(written_ok.get(p, -1) < i for p in paths):
                 fact = f"`{_short(what)}` failed and was not retried: {shown}"
                 rank = 2
+            elif _passed_later(s, calls, n, what):
+                continue  # the same call passed later, after edits: the code under work, not the environment
             else:
-                fact = ""
+                fact = f"`{_short(what)}` failed: {shown}"
                 rank = 3
         if typo:
             continue
@@ -295,14 +344,7 @@ def build(s: Scan) -> list[Trial]:
     out: list[Trial] = []
     for sig in order:
         t = seen[sig]
-        if not t.text:
-            if counts[sig] < 3:
-                continue
-            t.text = _clean(events[t.ev].text[t.start:t.end], ERR_LIMIT)
         if counts[sig] >= 2:
             t.text += f" (seen {counts[sig]} times)"
         out.append(t)
-    out.sort(key=lambda t: t.rank)
-    out = out[:MAX_TRIALS]
-    out.sort(key=lambda t: t.ev)
     return out
