@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import (
-    approvals, branches, clauses, intl, paste, phrases, plans, proposals, questions, tools, trials, untrusted,
+    approvals, branches, choices, clauses, intl, paste, phrases, plans, proposals, questions, tools, trials, untrusted,
 )
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
@@ -309,6 +309,11 @@ def collect(s: Scan) -> list[Cand]:
     out: list[Cand] = []
     out.extend(_rejected_tool_calls(s))
     out.extend(_question_tools(s))
+    for what, why, ev, a, b in choices.propose(s):
+        text = s.events[ev].text
+        if s.events[ev].kind == "assistant_text" and _foreign(s, text, a, b, a, APPROVED, what, why):
+            continue
+        out.append(Cand(APPROVED, what, why, ev, quote(text, a, b), ev, a, "implicit"))
     kinds = sorted(
         [(i, "a") for i in s.assistants] + [(i, "u") for i in s.users] + [(i, "c") for i in s.compactions]
     )

@@ -532,8 +532,11 @@ def _user_decided(s: Scan, i: int, cands: list[_Cand], decisions: Sequence[Decis
     return [c for c in cands if not factprune.restates_decisions(c.text, c.start, c.end, text, own)]
 
 
-def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict[str, list[_Cand]], list[_Cand]]:
-    """Keep one fact per finding (``factprune.same_finding``), the more informative one (``factprune.better``).
+def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand],
+              prior: dict[int, float] | None = None) -> tuple[dict[str, list[_Cand]], list[_Cand]]:
+    """Keep one fact per finding (``factprune.same_finding``): the one whose proposer weighs it clearly more
+    (``prior``, by candidate id; a disproved claim over the bare failure it rests on), else the more informative
+    one (``factprune.better``).
     Constraints are the user's words and are left alone; a compaction-summary fact never replaces another.
     Only facts sharing a distinctive token are compared (an index by token), so the cost stays near linear."""
     index: dict[str, list[_Cand]] = {}
@@ -550,12 +553,16 @@ def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict
         for tok in factprune.distinctive(c.text):
             index.setdefault(tok, []).append(c)
 
+    def weight(c: _Cand) -> float:
+        return (prior or {}).get(id(c), PRIOR[c.kind])
+
     for kind in KIND_ORDER[1:]:
         for c in sorted(by_kind.get(kind, []), key=lambda c: (c.ev, c.start)):
             k = match(c)
             if k is None:
                 keep(c)
-            elif factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text):
+            elif (pc := weight(c)) - (pk := weight(k)) >= 1.0 or (abs(pc - pk) < 1.0 and (
+                    factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text))):
                 dropped.add(id(k))
                 keep(c)
             else:
@@ -567,7 +574,8 @@ def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict
 #: the prior of each internal kind (``candidates``): how much the shape that proposed a line says it matters
 PRIOR = {"constraint": 4.0, "subagent": 2.0, "trial": 2.2, "root_cause": 2.4, "quirk": 2.4, "fact": 1.6}
 SUMMARY_PRIOR = 0.8  # a compaction summary's line: the next context holds the summary already
-TRIAL_PRIOR = {0: 2.6, 1: 2.6, 2: 2.2, 3: 1.4}  # ``trials.Trial.rank``: blocked, changed retry, capability, other
+TRIAL_PRIOR = {0: 2.6, 1: 2.6, 2: 2.2, 3: 1.4}
+TRAP_PRIOR = 2.8  # an environment trap the shell calls show (``shellenv``), an import an edit dropped (``edits``)  # ``trials.Trial.rank``: blocked, changed retry, capability, other
 
 
 def message_chars(s: Scan) -> int:
@@ -607,7 +615,9 @@ def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
         raw["subagent"].extend(_review(s, i) or _subagent(s, i))
     for t in shellenv.build(s) + edits.dropped_imports(s):
         text = clip(t.text, FACT_LIMIT)
-        raw["trial"].append(_Cand("trial", text, t.ev, t.start, t.end, _key(text), _toks(text)))
+        c = _Cand("trial", text, t.ev, t.start, t.end, _key(text), _toks(text))
+        prior[id(c)] = TRAP_PRIOR  # it explains the failures it rests on: above their bare error lines
+        raw["trial"].append(c)
     for t in trials.build(s):
         text = clip(t.text, FACT_LIMIT)
         c = _Cand("trial", text, t.ev, t.start, t.end, _key(text), _toks(text))
@@ -643,9 +653,14 @@ def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
     cands = {k: w.items() for k, w in raw.items()}
     summary = summary_window.items()
     kept = _Kept([c for k in KIND_ORDER for c in cands[k]] + summary)
-    by_kind = {k: kept.dedupe(cands[k]) for k in KIND_ORDER}
+    # one line per statement: the strongest proposal of it stays (constraints first, then by prior), the earliest
+    # on ties; a compaction summary's lines only where no event of the session says the same
+    flat = sorted(((k, c) for k in KIND_ORDER for c in cands[k]),
+                  key=lambda kc: (kc[0] != "constraint", -prior.get(id(kc[1]), PRIOR[kc[0]]), kc[1].ev, kc[1].start))
+    survivors = {id(c) for c in kept.dedupe([c for _, c in flat])}
+    by_kind = {k: [c for c in cands[k] if id(c) in survivors] for k in KIND_ORDER}
     extra = kept.dedupe(summary)
-    by_kind, extra = _collapse(by_kind, extra)
+    by_kind, extra = _collapse(by_kind, extra, prior)
     by_kind = {k: v if k == "constraint" else [c for c in v if not _superseded(s, c)] for k, v in by_kind.items()}
     extra = [c for c in extra if not _superseded(s, c)]
     out = [

@@ -64,7 +64,8 @@ _S_PROPOSAL = lazy_re(
     r"|^(?:recommendation|proposal|suggestion|plan|recommended(?:\s+(?:approach|fix|option))?|suggested\s+(?:approach|fix|plan)|"
     r"proposed\s+(?:approach|fix|plan|change))(?:\s+for\s+[^:]{1,60})?\s*:\s*"
     r"|\blet\s+me\s+know\s+if\s+you(?:'d\s+like|\s+want)\s+me\s+to\s+"
-    r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want)))(?P<x>.+)",
+    r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want))"
+    r"|^(?:if\s+you(?:'d)?\s+(?:like|want|prefer)(?:\s+it)?|if\s+(?:useful|helpful|needed))\s*,?\s*I\s+can\s+(?:also\s+)?)(?P<x>.+)",
     re.I,
 )
 _PROPOSAL_LEAD = lazy_re(

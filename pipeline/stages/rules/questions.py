@@ -91,6 +91,21 @@ def _answers(text: str) -> list[tuple[str, str, int, int]]:
     if got:
         return got
     body = text.strip()
+    if body.startswith("{"):  # Gemini CLI ask_user: {"answers": {"0": "<label>"}}
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            obj = None
+        answers = obj.get("answers") if isinstance(obj, dict) else None
+        values = list(answers.values()) if isinstance(answers, dict) else answers if isinstance(answers, list) else []
+        out = []
+        for v in values:
+            if isinstance(v, str) and v.strip():
+                k = text.find(json.dumps(v, ensure_ascii=False)[1:-1])
+                if k >= 0:
+                    out.append(("", v.strip(), k, k + len(v)))
+        if out:
+            return out
     if not body or len(body) > 300 or "\n" in body.strip():
         return []
     lead = _ANSWER_LEAD.match(body)
@@ -119,6 +134,10 @@ def _options(call_text: str) -> list[tuple[str, int, int]]:
     return []
 
 
+#: an answer the harness gave for an absent user ("The user is not available to respond…"): it speaks of the user
+_HARNESS_ANSWER = lazy_re(r"\bthe\s+user\s+(?:is|has|was|will|did|does)\b", re.I)
+
+
 def from_question(events, call: int, result: int) -> list[tuple[str, str, str, int, int, int, int]]:
     """Entries of a question tool call answered by its result."""
     ctext, rtext = events[call].text or "", events[result].text or ""
@@ -138,7 +157,7 @@ def from_question(events, call: int, result: int) -> list[tuple[str, str, str, i
                 other = next(o for o in opts if o is not picked[0])
                 out.append(("REJECTED", clip(other[0], WHAT_LIMIT), f'user picked "{clip(label, 60)}" instead{ctx}',
                             call, other[1], other[2], result))
-        elif a and len(a.split()) <= 25:
+        elif a and len(a.split()) <= 25 and not _HARNESS_ANSWER.search(a):
             out.append(("APPROVED", clip(a, WHAT_LIMIT), f"user's answer{ctx}", result, s0, s1, result))
     return out
 

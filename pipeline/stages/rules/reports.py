@@ -32,7 +32,7 @@ CAVEAT = 1.5
 LAST = 0.4
 DISPROVED = 3.0
 LIMIT = 300
-MIN_REPORT = 120  # characters: a shorter last message is a reply, not a report
+MIN_REPORT = 60  # characters: a shorter last message is a reply ("Done."), not a report
 
 #: negation and limitation, a closed class of grammar words in each language the rules read
 LIMITS = lazy_re(
@@ -120,9 +120,10 @@ def _disproved(s: Scan, start: int, end: int, reports: list[int]) -> list[Candid
     return out
 
 
-def _reporting(s: Scan, start: int, end: int) -> list[int]:
+def _reporting(s: Scan, start: int, end: int, *, changed: bool = False) -> list[int]:
     """The turn's reporting messages: main-thread assistant messages after its last call that changes something
-    (an edit, a command that is not a read or a check), at least ``MIN_REPORT`` characters long."""
+    (an edit, a command that is not a read or a check), at least ``MIN_REPORT`` characters long.  With
+    ``changed``, none when the turn changed nothing (its messages answer; they report no work)."""
     from bisect import bisect_left
 
     from pipeline.stages.rules.struggle import looks
@@ -135,8 +136,18 @@ def _reporting(s: Scan, start: int, end: int) -> list[int]:
         if tools.check_runs(tools.raw_command(ev), None):
             continue
         last_change = call
+    if changed and last_change == start:
+        return []
     a, b = bisect_left(s.assistants, last_change), bisect_left(s.assistants, end)
-    return [i for i in s.assistants[a:b] if len(s.events[i].text) >= MIN_REPORT]
+    return [i for i in s.assistants[a:b] if _width(s.events[i].text) >= MIN_REPORT]
+
+
+_WIDE = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _width(text: str) -> int:
+    """Characters of ``text``, a CJK character counted twice (it says about as much as two Latin letters)."""
+    return len(text) + len(_WIDE.findall(text))
 
 
 def propose(s: Scan) -> list[Candidate]:

@@ -10,8 +10,11 @@ agent's explanation → a changed call that succeeds (the error line and the fix
   an error line the harness did not flag, "scp: /srv/app: Text file busy", "Invalid API key") it is the
   agent's diagnosis; when the next call **changes something** (an edit, a command that is not a read) the
   agent acted on it; a limiting or causal word (not, only, instead, because, 因为, 때문에…: a closed class of
-  grammar words) says it is a finding rather than a status line.  A sentence that names nothing but shares a
-  word with an unflagged error line ("I see the binary was busy.") is led by that line.
+  grammar words) says it is a finding rather than a status line.  After an ordinary (not failed) result a
+  sentence counts only when it speaks of that result (names one of its distinctive tokens, or shares two of its
+  words) and either limits or explains (those words) or the agent acted on it: the agent reading what it saw,
+  not describing its own plan.  A sentence that names nothing but shares a word with an unflagged error line
+  ("I see the binary was busy.") is led by that line.
 * **Anomaly** — the unflagged error line itself: "`<command>` printed: <line>" (a flagged failure is
   ``trials``' to state).
 * **Fixed after** — a command fails (not a test failing on the code under work: ``trials.own_failure``), the agent
@@ -51,7 +54,7 @@ _CALLS = frozenset({"tool_call", "subagent_call", "todo_list"})
 #: the agent announcing what it does next, not what it found (several languages)
 NARRATION = lazy_re(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now|hmm+|ah|oh|well|right|excellent)\b[,!.]*\s*)*"
-    r"(?:let\s+me|let's|let\s+us|i'll|i\s+will|i'm\s+going|i\s+am\s+going|i\s+need\s+to|i\s+should|i'm\s+now|"
+    r"(?:before\s+[^,]{0,60},\s*)?(?:let\s+me|let's|let\s+us|i'll|i\s+will|i'm\s+going|i\s+am\s+going|i\s+need\s+to|i\s+should|i'm\s+now|"
     r"now\b|next\b|first\b|then\b|time\s+to|trying|retrying|checking|looking|"
     r"让我|我来|我将|我先|我会|现在|接下来|首先|然后|下面|먼저|이제|다음으로|그럼|では|次に|まず|それでは|"
     r"vou\b|agora\b|vamos\b|voy\b|ahora\b|primero\b|je\s+vais\b|ich\s+werde\b)",
@@ -67,10 +70,12 @@ FINDING_WORDS = lazy_re(
 )
 #: a status line that only says something worked (no finding in it)
 _SUCCESS_ONLY = lazy_re(
-    r"^(?:(?:great|perfect|excellent|good|nice|done|ok(?:ay)?)\b[,!.]*\s*)*.{0,60}\b(?:works?|working|passe[sd]|"
+    r"^(?:(?:great|perfect|excellent|good|nice|done|ok(?:ay)?)\b[,!.]*\s*)*.{0,60}\b(?:works?|working|pass|passe[sd]|"
     r"passing|succeed\w*|successful(?:ly)?|completed?|created|updated|fixed|done)\b[.!]*$",
     re.IGNORECASE,
 )
+#: a status-list line ("done: …", "next: …"): Position's, not a finding
+_STATUS_LABEL = lazy_re(r"^(?:done|todo|to\s+do|next|now|then|later|in\s+progress|pending|wip)\s*[:：-]", re.IGNORECASE)
 #: ``program: object: message`` (how Unix tools print an error)
 _UNIX_ERROR = lazy_re(r"^[\w.+/-]{1,40}:\s+(?:[^:\n]{1,200}:\s+)?[A-Z][A-Za-z']*(?:\s+[a-z][\w']*){0,6}\s*$")
 #: the C library's error messages (``strerror``) that a tool prints without failing the call
@@ -190,6 +195,15 @@ def _after(s: Scan, at: int) -> tuple[list[int], int | None]:
     return out, None
 
 
+def _refers(sentence: str, result: str) -> bool:
+    """Whether ``sentence`` speaks of ``result`` (the tool output it follows): it names one of its distinctive
+    tokens, or shares two of its content words."""
+    low = result.lower()
+    if any(m in low for m in distinctive(sentence)):
+        return True
+    return len(tokens(sentence) & tokens(result)) >= 2
+
+
 def _shown_cmd(s: Scan, call: int) -> str:
     ev = s.events[call]
     what = tools.command_of(ev) or f"{tools.tool(ev)} {ev.target or ''}".strip()
@@ -232,6 +246,7 @@ def _observations(s: Scan) -> list[Candidate]:
                                  "anomaly", ANOMALY))
         words, nxt = _after(s, at)
         acted = nxt is not None and s.events[nxt].kind == "tool_call"
+        seen_text = s.events[at].text[:4000]
         taken = 0
         for j in words:
             if taken >= MAX_PER_RESULT or j in seen:
@@ -247,7 +262,9 @@ def _observations(s: Scan) -> list[Candidate]:
                         continue  # names nothing: the agent thinking aloud
                     call = call_of_result.get(at)
                     text = f"`{_shown_cmd(s, call) if call is not None else 'a call'}`: {err} — {sentence}"
-                elif _SUCCESS_ONLY.match(sentence) and not FINDING_WORDS.search(sentence):
+                elif not failed and not ((FINDING_WORDS.search(sentence) or acted) and _refers(sentence, seen_text)):
+                    continue  # after an ordinary result: a finding about what it showed, or what the agent acted on
+                elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence):
                     continue
                 prior = (OBSERVED + (AFTER_FAILURE if failed else 0.0) + (ACTED if acted else 0.0)
                          + (FINDING if FINDING_WORDS.search(sentence) else 0.0)

@@ -212,6 +212,20 @@ def _signature(line: str) -> str:
     return " ".join(_MASK.sub("#", line.lower()).split())
 
 
+#: the harness reporting how the agent used a tool or that the user stopped it, not anything about the environment:
+#: an edit whose old text did not match, a file edited before it was read, a call the user aborted or interrupted
+_MECHANICS = lazy_re(
+    r"no\s+(?:match|replacement\s+was\s+performed)|old_str(?:ing)?\b.{0,40}\b(?:not\s+found|not\s+unique|did\s+not\s+appear)|"
+    r"string\s+to\s+replace\s+not\s+found|found\s+\d+\s+matches\s+of\s+the\s+string|has\s+not\s+been\s+read\s+yet|"
+    r"read\s+it\s+first",
+    re.IGNORECASE,
+)
+#: the user stopped the call before it finished
+_INTERRUPTED = lazy_re(
+    r"user\s+(?:aborted|interrupted|cancell?ed)|interrupted\s+by\s+(?:the\s+)?user|request\s+interrupted", re.IGNORECASE
+)
+
+
 def own_failure(text: str) -> bool:
     """Whether a failed result reads as the agent's own mistake or the code under work failing its tests (a syntax
     error, an assertion, "3 failed"), not as something about the environment."""
@@ -264,6 +278,7 @@ def build(s: Scan) -> list[Trial]:
             for p in tools.edit_paths(ev) or ([ev.target] if tools.is_create(ev) and ev.target else []):
                 written_ok[p] = i
     seen: dict[str, Trial] = {}
+    out_stopped: list[Trial] = []
     counts: dict[str, int] = {}
     order: list[str] = []
     u = 0
@@ -273,8 +288,13 @@ def build(s: Scan) -> list[Trial]:
         if not (res.text or "").strip() or not tools.failed(res, deep=False):
             continue
         text = res.text
-        if DENIED.search(text[:400]):
-            continue  # the user declined the call: a decision (the Decision Log's), not the environment
+        if DENIED.search(text[:400]) or _MECHANICS.search(text[:400]):
+            continue  # the user declined the call, or the agent misused its edit tool: not the environment
+        stopped = _INTERRUPTED.search(text[:400])
+        if stopped:  # a run the user stopped never finished: what it would have shown is not known
+            out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
+                                     stopped.start(), stopped.end(), 2, True))
+            continue
         span = error_span(text[:4000]) or _first_line(text[:4000])
         if span is None:
             continue
@@ -347,4 +367,4 @@ def build(s: Scan) -> list[Trial]:
         if counts[sig] >= 2:
             t.text += f" (seen {counts[sig]} times)"
         out.append(t)
-    return out
+    return sorted(out + out_stopped, key=lambda t: t.ev)
