@@ -40,7 +40,7 @@ LIMITS = lazy_re(
     r"don't|didn't|hasn't|haven't|hadn't|still|yet|missing|skipped|unable|"
     r"fail(?:s|ed|ing|ures?)?|broken|pending|untested|unverified)\b|n't\b|[⚠❌]|"
     r"\b(?:não|nao|nunca|ainda|todavía|aún|pas|jamais|nicht|kein\w*|noch)\b|"
-    r"不|没|未|无|尚|仍|안\s|않|못|없|아직|ない|ません|まだ|ず[、。]",
+    r"没有|还没|尚未|仍未|并未|未能|无法|不能|不会|不支持|不存在|仍然|안\s|않|못|없|아직|ない|ません|まだ|ず[、。]",
     re.IGNORECASE,
 )
 _ASKS = lazy_re(r"[?？]\s*$")
@@ -77,10 +77,33 @@ def _caveats(s: Scan, i: int, last: bool) -> list[Candidate]:
         sentence = strip_markup(text[a:b])
         if len(sentence) < 16 or _ASKS.search(sentence) or sentence.endswith((":", "：")) or NARRATION.match(sentence):
             continue
+        if sentence.startswith(("|", "✅", "✔", "☑", "✓")) or _code_line(sentence) or _heading(text, a) or _OWN_ACTION.match(sentence):
+            continue  # a table row, a check-mark status line, a heading, what the agent did (Done's)
         if not LIMITS.search(sentence) or not distinctive(sentence):
             continue
         out.append(Candidate("fact", clip(sentence, LIMIT), i, a, b, "caveat", CAVEAT + (LAST if last else 0.0)))
     return out
+
+
+#: the agent reporting its own action ("Created 3 commits…", "No secret files were committed.", "已经删除了…")
+_OWN_ACTION = lazy_re(
+    r"^(?:(?:I|we)\s+(?:have\s+|'ve\s+)?)?(?:created|added|updated|fixed|implemented|removed|deleted|committed|pushed|"
+    r"moved|renamed|changed|modified|installed|generated|replaced|configured|marked|cleaned|applied|adjusted|restored|"
+    r"reverted|merged|deployed|saved|wrote)\b|^no\s+[\w-]+(?:\s+[\w-]+)?\s+(?:were|was)\s+(?:committed|pushed|changed|added)|"
+    r"^.{0,40}(?:已经|已)(?:删除|添加|修改|更新|创建|移除|完成)",
+    re.IGNORECASE,
+)
+
+
+def _code_line(sentence: str) -> bool:
+    """Whether the sentence is one code span (a line of code or a spec quoted in backticks)."""
+    return sentence.startswith("`") and sentence.rstrip(".").endswith("`") and sentence.count("`") == 2
+
+
+def _heading(text: str, at: int) -> bool:
+    """Whether the line holding offset ``at`` is a markdown heading."""
+    start = text.rfind("\n", 0, at) + 1
+    return text[start:at].lstrip().startswith("#")
 
 
 def _span_of(text: str, line: str) -> tuple[int, int] | None:

@@ -53,8 +53,14 @@ _CALLS = frozenset({"tool_call", "subagent_call", "todo_list"})
 
 #: the agent announcing what it does next, not what it found (several languages)
 NARRATION = lazy_re(
-    r"^(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now|hmm+|ah|oh|well|right|excellent)\b[,!.]*\s*)*"
-    r"(?:before\s+[^,]{0,60},\s*)?(?:let\s+me|let's|let\s+us|i'll|i\s+will|i'm\s+going|i\s+am\s+going|i\s+need\s+to|i\s+should|i'm\s+now|"
+    r"^(?:[A-Z][\w'’-]*(?:\s+[\w'’./-]+){0,5}:\s+(?=I))?"  # a thought's title ("Examining App Styling: I'm …")
+    r"(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now|hmm+|ah|oh|well|right|excellent)\b[,!.]*\s*)*"
+    r"(?:before\s+[^,]{0,60},\s*)?(?:let\s+me|let['’]s|let\s+us|i['’]ll|i\s+will|i['’]m\s+going|i\s+am\s+going|i\s+need\s+to|"
+    r"i\s+should|i\s+could|i['’]m\s+(?:now|currently|still|also|thinking|considering|focused|focusing|working|making|trying|"
+    r"reviewing|examining|analyzing|looking|checking|planning|going)|i['’]ve\s+(?:begun|started|decided\s+to)|my\s+next\s+step|"
+    r"(?:preparing|planning|adding|updating|checking|considering|examining|analyzing|reviewing|investigating|exploring|"
+    r"creating|implementing|refactoring|drafting|writing|fixing|running|verifying|testing|evaluating|inspecting|"
+    r"searching|reading|summarizing|finalizing|refining|integrating)\b|"
     r"now\b|next\b|first\b|then\b|time\s+to|trying|retrying|checking|looking|"
     r"让我|我来|我将|我先|我会|现在|接下来|首先|然后|下面|먼저|이제|다음으로|그럼|では|次に|まず|それでは|"
     r"vou\b|agora\b|vamos\b|voy\b|ahora\b|primero\b|je\s+vais\b|ich\s+werde\b)",
@@ -68,10 +74,19 @@ FINDING_WORDS = lazy_re(
     r"因为|所以|由于|导致|不|没|需要|必须|때문|않|못|없|필요|ない|ため|必要",
     re.IGNORECASE,
 )
+_CAUSE = lazy_re(r"\b(?:because|since|due\s+to|caused|but|however|although|except|instead)\b|因为|由于|때문|ため", re.IGNORECASE)
 #: a status line that only says something worked (no finding in it)
 _SUCCESS_ONLY = lazy_re(
     r"^(?:(?:great|perfect|excellent|good|nice|done|ok(?:ay)?)\b[,!.]*\s*)*.{0,60}\b(?:works?|working|pass|passe[sd]|"
     r"passing|succeed\w*|successful(?:ly)?|completed?|created|updated|fixed|done)\b[.!]*$",
+    re.IGNORECASE,
+)
+#: a claim that something went well, or an opinion of how it looks: a status, not a finding (a claim can be false)
+_CLAIM = lazy_re(
+    r"\bsuccessfully\b|\b(?:has|have)\s+been\s+(?:\w+\s+)?(?:committed|merged|pushed|created|deployed|fixed|completed|"
+    r"implemented|resolved|updated|added)\b|\b(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:good|great|excellent|"
+    r"comprehensive|correct|fine|clean|solid|complete|extensive|user-friendly|well|perfect|right)\b|"
+    r"\bis\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done)\b",
     re.IGNORECASE,
 )
 #: a status-list line ("done: …", "next: …"): Position's, not a finding
@@ -116,6 +131,9 @@ def _statement(sentence: str) -> bool:
     s = sentence.strip()
     if len(s) < 12 or s.endswith(("?", "？", ":", "：")) or NARRATION.match(s) or _ASKS_USER.match(s):
         return False
+    if s.startswith(("|", "✅", "✔", "☑", "✓")) or (s.startswith("`") and s.rstrip(".").endswith("`") and s.count("`") == 2) \
+            or _STATUS_LABEL.match(s):
+        return False  # a table row, a check-mark status line, code quoted as a line
     if _ACTION_REPORT.match(s) or _CJK_DONE.search(s):
         return False  # what the agent did (Position's Done), not what it found
     prose = _PATHLIKE.sub(" ", _CODE_SPAN.sub(" ", s))
@@ -264,7 +282,8 @@ def _observations(s: Scan) -> list[Candidate]:
                     text = f"`{_shown_cmd(s, call) if call is not None else 'a call'}`: {err} — {sentence}"
                 elif not failed and not ((FINDING_WORDS.search(sentence) or acted) and _refers(sentence, seen_text)):
                     continue  # after an ordinary result: a finding about what it showed, or what the agent acted on
-                elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence):
+                elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence) or (
+                        _CLAIM.search(sentence) and not _CAUSE.search(sentence)):
                     continue
                 prior = (OBSERVED + (AFTER_FAILURE if failed else 0.0) + (ACTED if acted else 0.0)
                          + (FINDING if FINDING_WORDS.search(sentence) else 0.0)

@@ -217,9 +217,11 @@ def _signature(line: str) -> str:
 _MECHANICS = lazy_re(
     r"no\s+(?:match|replacement\s+was\s+performed)|old_str(?:ing)?\b.{0,40}\b(?:not\s+found|not\s+unique|did\s+not\s+appear)|"
     r"string\s+to\s+replace\s+not\s+found|found\s+\d+\s+matches\s+of\s+the\s+string|has\s+not\s+been\s+read\s+yet|"
-    r"read\s+it\s+first",
+    r"read\s+it\s+first|exceeds\s+maximum\s+allowed\s+tokens|usage\s+limit\s+reached",
     re.IGNORECASE,
 )
+#: a read of a path that is not there: the agent looking for something, not a trap (unless a write failed the same)
+_NOT_THERE = lazy_re(r"^(?:error:\s*)?(?:file|path)\s+(?:does\s+not|doesn't)\s+exist|^file\s+not\s+found", re.IGNORECASE)
 #: the user stopped the call before it finished
 _INTERRUPTED = lazy_re(
     r"user\s+(?:aborted|interrupted|cancell?ed)|interrupted\s+by\s+(?:the\s+)?user|request\s+interrupted", re.IGNORECASE
@@ -252,17 +254,25 @@ _EXIT_ONLY = lazy_re(
 )
 
 
+_PROGRAM_SAYS = lazy_re(r"^[\w.+-]{1,30}:\s+\S")
+
+
 def _first_line(text: str) -> tuple[int, int] | None:
-    """The span of the first line of a failed result that says more than its exit code (a flagged failure whose
-    lines hold no error word: "sudo: a terminal is required to read the password")."""
+    """The line of a failed result whose lines hold no error word that says most about it: the first one shaped
+    ``program: message`` ("sudo: a terminal is required to read the password"), else the last one that says more
+    than its exit code (git's "nothing to commit, working tree clean" after "On branch main")."""
     pos = 0
+    last = None
     for line in text.splitlines(keepends=True):
         start, pos = pos, pos + len(line)
         body = line.strip()
         if len(body) >= 8 and not _EXIT_ONLY.match(body):
             lead = len(line) - len(line.lstrip())
-            return start + lead, start + lead + len(body)
-    return None
+            span = (start + lead, start + lead + len(body))
+            if _PROGRAM_SAYS.match(body):
+                return span
+            last = span
+    return last
 
 
 def build(s: Scan) -> list[Trial]:
@@ -290,6 +300,8 @@ def build(s: Scan) -> list[Trial]:
         text = res.text
         if DENIED.search(text[:400]) or _MECHANICS.search(text[:400]):
             continue  # the user declined the call, or the agent misused its edit tool: not the environment
+        if _NOT_THERE.search(text.strip()[:200]) and not tools.command_of(events[i]) and not tools.edit_paths(events[i]):
+            continue  # a read tool looking for a file that is not there
         stopped = _INTERRUPTED.search(text[:400])
         if stopped:  # a run the user stopped never finished: what it would have shown is not known
             out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
