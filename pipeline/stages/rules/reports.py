@@ -38,7 +38,8 @@ MIN_REPORT = 60  # characters: a shorter last message is a reply ("Done."), not 
 LIMITS = lazy_re(
     r"\b(?:not|no|never|none|nothing|cannot|can't|couldn't|won't|isn't|aren't|wasn't|weren't|doesn't|"
     r"don't|didn't|hasn't|haven't|hadn't|still|yet|missing|skipped|unable|"
-    r"fail(?:s|ed|ing|ures?)?|broken|pending|untested|unverified)\b|n't\b|[⚠❌]|"
+    r"fail(?:s|ed|ing|ures?)?|broken|pending|untested|unverified|already|uncommitted|unrelated|unchanged|untouched)\b|"
+    r"n't\b|[⚠❌]|"
     r"\b(?:não|nao|nunca|ainda|todavía|aún|pas|jamais|nicht|kein\w*|noch)\b|"
     r"没有|还没|尚未|仍未|并未|未能|无法|不能|不会|不支持|不存在|仍然|안\s|않|못|없|아직|ない|ません|まだ|ず[、。]",
     re.IGNORECASE,

@@ -39,7 +39,7 @@ DENIED = lazy_re(
 
 RETRY_WINDOW = 8  # later calls a failed call's retry may be
 CMD_LIMIT = 80  # characters of a command shown
-ERR_LIMIT = 95  # characters of an error line shown
+ERR_LIMIT = 130  # characters of an error line shown
 PATH_LIMIT = 28  # a longer path is shown as …/<last part>
 MIN_SIMILAR = 0.5  # share of the failed command's words the retry must hold
 
@@ -77,6 +77,7 @@ _FIX_HINT = lazy_re(
     re.I,
 )
 _GLYPH_ERR = lazy_re(r"[✖✗✘❌]")
+_ERRNO_CODE = lazy_re(r"\bE[A-Z]{3,}\b|\breason:")
 _DECOR = lazy_re(r"[─│╭╮╰╯═║┌┐└┘]+|^\s*(?:[✖✗✘❌⚠]\s*)?(?:\[[\dT:.\-Z ]+\]\s*)?")
 _MASK = lazy_re(r"\d+|[0-9a-f]{7,}|'[^']*'|\"[^\"]*\"|`[^`]*`|\S*[/\\]\S*")
 _WORD = lazy_re(r"[A-Za-z0-9_.-]+")
@@ -138,6 +139,8 @@ def error_span(text: str) -> tuple[int, int] | None:
             score += 1
         if _HINT.search(body):
             score += 1
+        if _ERRNO_CODE.search(body):
+            score += 2  # "getaddrinfo ENOTFOUND registry.npmjs.org" names the cause
         if best is None or score > best[0]:
             lead = len(line) - len(line.lstrip())
             end = start + lead + len(body)
@@ -161,7 +164,23 @@ def _squeeze(text: str) -> str:
         tail = p.rstrip("/\\'\"").replace("\\", "/").rsplit("/", 1)[-1]
         return "…/" + tail if tail else p
 
-    return _PATH.sub(short, text)
+    return _PATH.sub(short, _URL.sub(_short_url, text))
+
+
+_URL = lazy_re(r"\b[a-z][\w+.-]*://[^\s`'\"<>)]+")
+
+
+def _short_url(m: re.Match) -> str:
+    """A URL as its scheme and host, then ``…/<last part>`` when it is long (the host is what failed)."""
+    url = m.group(0)
+    if len(url) <= PATH_LIMIT + 12:
+        return url
+    host = _URL_HOST.match(url)
+    tail = url.rstrip("/").rsplit("/", 1)[-1][:40]
+    return f"{host.group(0)}/…/{tail}" if host and tail and host.end() < len(url) else url
+
+
+_URL_HOST = lazy_re(r"^[a-z][\w+.-]*:/+[^/\s]+")
 
 
 def _clean(line: str, limit: int) -> str:
@@ -182,7 +201,7 @@ def _what(ev) -> str:
     """What the call ran or touched, on one line: the shell command, else ``tool target``."""
     if tools.command_of(ev):
         m = _ARG_COMMAND.search(ev.text or "")
-        return (m.group(1) if m else ev.target or "").strip()
+        return tools.unwrap_argv((m.group(1) if m else ev.target or "").strip()).strip()
     target = " ".join((ev.target or "").split())
     return f"{tools.tool(ev)} {target}".strip()
 
@@ -206,6 +225,21 @@ def _diff(failed: str, fixed: str) -> tuple[str, str]:
     da = " && ".join(x for x in a if x not in common) or failed
     db = " && ".join(x for x in b if x not in common) or fixed
     return da, db
+
+
+def _worked(failed: str, fixed: str) -> str:
+    """How the retry that worked differs: the whole command when it fits, else the words it dropped and added
+    ("worked without `.claude/`", "worked with `--break-system-packages`")."""
+    shown = f"`{_short(fixed)}` worked"
+    if len(" ".join(fixed.split())) <= CMD_LIMIT:
+        return shown
+    a, b = fixed.split(), failed.split()
+    gone = [w for w in b if w not in a]
+    new = [w for w in a if w not in b]
+    if a[:1] != b[:1] or not (gone or new) or len(gone) + len(new) > 3 or len(" ".join(gone + new)) > CMD_LIMIT:
+        return shown  # another command, or many changes: the command itself says it best
+    parts = ([f"without `{_short(' '.join(gone))}`"] if gone else []) + ([f"with `{_short(' '.join(new))}`"] if new else [])
+    return "it worked " + " and ".join(parts)
 
 
 def _signature(line: str) -> str:
@@ -305,7 +339,7 @@ def build(s: Scan) -> list[Trial]:
         stopped = _INTERRUPTED.search(text[:400])
         if stopped:  # a run the user stopped never finished: what it would have shown is not known
             out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
-                                     stopped.start(), stopped.end(), 2, True))
+                                     stopped.start(), stopped.end(), 0, True))
             continue
         span = error_span(text[:4000]) or _first_line(text[:4000])
         if span is None:
@@ -346,7 +380,7 @@ def build(s: Scan) -> list[Trial]:
         if fix is not None:
             da, db = _diff(what, fix)
             verb = "was blocked" if blocked else "failed"
-            fact = f"`{_short(da)}` {verb} ({shown}); `{_short(db)}` worked"
+            fact = f"`{_short(da)}` {verb} ({shown}); " + _worked(da, db)
             rank = 0 if blocked else 1
         elif blocked:
             fact = f"`{_short(what)}` was blocked: {shown}"
