@@ -133,7 +133,7 @@ def test_recover_with_the_rules_engine(installed, folder):
 def test_eval_with_the_rules_engine_reads_the_shipped_suite_and_fixtures(installed, folder):
     done = installed.run("eval", "--engine", "rules", cwd=folder)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert "| rules |" in done.stdout and "cannot read suite" not in done.stderr
+    assert "| rules |" in done.stdout and "cannot read it" not in done.stderr
     assert "### rules: 0 failing probe(s)" in done.stdout
 
 
