@@ -89,7 +89,8 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
 @click.option("--session", "session", default=None, metavar="ID",
-              help="opencode database (opencode.db): the session to recover (default: its only one).")
+              help="opencode database (opencode.db): the session to recover (default: its only top-level session, "
+                   "with its sub-agents' sessions folded in).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (path written, sections and their engines, notes; with --merge the "
                    "merge's changelog) instead of the file; never asks: pass --yes to write or --dry-run.")
