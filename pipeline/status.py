@@ -287,6 +287,13 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
         problems.append(f"configuration: {exc}")
         config, sources = config_mod.DEFAULTS, {}
     engine = _engine(config, check_model)
+    if engine["effective"] == "llm" and config.model:
+        from pipeline.extras import install_line, missing
+
+        absent = missing()
+        if absent:
+            problems.append(f"the llm engine is configured (model {config.model}) but its optional packages are not "
+                            f"installed ({', '.join(absent)}): {install_line()}")
     if engine["reachable"] is False:
         problems.append(f"the {'configured ' if engine['effective'] == 'llm' else ''}model is not reachable: "
                         f"{engine['detail']}")

@@ -80,6 +80,10 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
                              "not part of this build; run without --merge")
     check_targets(out, cache_dir, report)
     config = config_from_flags(engine, model, api_base, max_tokens)
+    if config.effective_engine() == "llm" and config.model:  # once here, not once per session in the workers
+        from pipeline.extras import require_llm
+
+        require_llm(f"batch with the llm engine (model {config.model})")
     options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
                            max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
                            cache_dir=cache_dir, texts=merge_into is not None, verify=verify)
