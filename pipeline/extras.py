@@ -74,13 +74,14 @@ def _origin() -> tuple[str, bool]:
 
 def install_line(extra: str | None = LLM_EXTRA) -> str:
     """The shell line that adds ``extra`` to this installation (None: reinstalls it as it is):
-    ``pipx install --force '<source>[extra]'`` when it lives in a pipx virtualenv, else
+    ``pipx install --force '<source>[extra]'`` when it lives in a pipx virtualenv (``pipx_metadata.json`` beside
+    it, or a ``pipx`` folder on its path), else
     ``<this python> -m pip install '<source>[extra]'`` (``-e`` for an editable checkout); ``<source>`` is where it
     was installed from (``_origin``)."""
     source, editable = _origin()
     extras = f"[{extra}]" if extra else ""
     spec = f"{DISTRIBUTION}{extras} @ {source}" if source.startswith("git+") else f"{source}{extras}"
-    if "pipx" in Path(sys.prefix).parts:
+    if (Path(sys.prefix) / "pipx_metadata.json").is_file() or "pipx" in Path(sys.prefix).parts:
         return f"pipx install --force '{spec}'"
     return f"{sys.executable} -m pip install {'-e ' if editable else ''}'{spec}'"
 

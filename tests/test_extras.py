@@ -128,3 +128,13 @@ def test_origin_reads_direct_url_json(monkeypatch):
         monkeypatch.setattr(importlib.metadata, "distribution", lambda name, text=text: Dist(text))
         assert extras._origin() == want
     extras._origin.cache_clear()
+
+
+def test_a_pipx_virtualenv_anywhere_is_told_by_its_metadata_file(monkeypatch, tmp_path):
+    """Trial: PIPX_HOME=/tmp/wt/pipxhome gave a `python -m pip install` line for a pipx-managed copy."""
+    venv = tmp_path / "pipxhome" / "venvs" / "duck-tape-pipeline"
+    venv.mkdir(parents=True)
+    (venv / "pipx_metadata.json").write_text("{}")
+    monkeypatch.setattr(extras, "_origin", lambda: ("/src/duck-tape", False))
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    assert extras.install_line() == "pipx install --force '/src/duck-tape[llm]'"
