@@ -117,7 +117,7 @@ def test_keep_is_all_over_the_whole_file(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("{", "bad JSON"),
-    ("[]", "expected an object"),
+    ("[]", "a JSON list: expected a corpus probes file"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["Nowhere"], "all": ["x"]}]}', "unknown section 'Nowhere'"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["*"]}]}', "expected 'all' or 'none'"),
     ('{"a.jsonl": [{"id": "p", "kind": "facts", "sections": ["*"], "all": ["x"]}]}', "kind"),
