@@ -305,3 +305,27 @@ def test_module_helpers_agree_with_the_rules():
     assert struggle.looks(s, 1)
     assert reports.turns(s) == [(0, len(s.events))]
     assert scope.propose(s) == []
+
+
+# --- opencode's question tool, several questions per call ---------------------------------------------------------
+_QUESTIONS = (
+    'questions: [{"question":"Which store should the cache use?","header":"Cache","options":['
+    '{"label":"Redis (Recommended for the cluster)","description":"…"},{"label":"Memcached","description":"…"},'
+    '{"label":"Decide later","description":"…"}]},'
+    '{"question":"Where do the \\"hot\\" keys live?","header":"Keys","options":['
+    '{"label":"One prefix per tenant","description":"…"},{"label":"A shared prefix","description":"…"}]}]'
+)
+
+
+@pytest.mark.parametrize("tool", ["question", "AskUserQuestion"])
+def test_each_question_of_a_call_keeps_its_own_options(tool):
+    b = B()
+    b.user("set up the cache")
+    b.call(tool, "Cache", _QUESTIONS)
+    b.result('User has answered your questions: "Which store should the cache use?"="Memcached", '
+             '"Where do the "hot" keys live?"="One prefix per tenant". You can now continue.', tool=tool)
+    got = _decisions(b)
+    assert ("APPROVED", "Memcached") in got and ("APPROVED", "One prefix per tenant") in got
+    # the recommended option the user passed over is turned down; "Decide later" is not
+    assert ("REJECTED", "Redis (Recommended for the cluster)") in got and ("REJECTED", "A shared prefix") in got
+    assert not [w for st, w in got if "Decide later" in w]
