@@ -195,8 +195,11 @@ def test_near_duplicate_findings_keep_the_one_that_states_the_resolution():
     b.asst("The search specs can't reach Elasticsearch on 9200.")
     b.asst("The integration run failed because Elasticsearch was not on 9200; docker-compose.yml maps it to 9201.")
     b.asst("Got it: the elasticsearch container publishes port 9201, not 9200.")
-    # the failed call's own error line (a weaker proposal about the same port) and the two restatements go
-    assert facts(b) == [("quirk", "Got it: the elasticsearch container publishes port 9201, not 9200.")]
+    # the two restatements go; the failed call's own error line (what failed) stays beside the resolution (why)
+    assert facts(b) == [
+        ("quirk", "`npm test -- search` failed: Error: connect ECONNREFUSED 127.0.0.1:9200"),
+        ("quirk", "Got it: the elasticsearch container publishes port 9201, not 9200."),
+    ]
 
 
 def test_different_findings_about_one_file_both_stay():

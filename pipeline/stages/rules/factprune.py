@@ -167,6 +167,11 @@ def _without(text: str, words: frozenset[str]) -> str:
     return re.sub(pattern, " ", _FILE_LINE.sub(r"\1", text), flags=re.I)
 
 
+def resolves(text: str) -> bool:
+    """Whether a fact states the resolution of a finding ("found it", "root cause", "turns out", "X, not Y")."""
+    return bool(_RESOLVED.search(text))
+
+
 def better(a: str, b: str) -> bool:
     """Whether fact ``a`` is more informative than fact ``b`` (``a`` is the later one; ties go to it)."""
     ka = (bool(_RESOLVED.search(a)), len(distinctive(a)), len(tokens(a)))

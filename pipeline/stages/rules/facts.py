@@ -561,14 +561,27 @@ def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand],
             k = match(c)
             if k is None:
                 keep(c)
-            elif (pc := weight(c)) - (pk := weight(k)) >= 1.0 or (abs(pc - pk) < 1.0 and (
-                    factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text))):
+            elif _wins(c, k, weight(c), weight(k)):
                 dropped.add(id(k))
                 keep(c)
             else:
                 dropped.add(id(c))
     out = {kind: [c for c in items if id(c) not in dropped] for kind, items in by_kind.items()}
     return out, [c for c in extra if match(c) is None]
+
+
+def _wins(c: _Cand, k: _Cand, pc: float, pk: float) -> bool:
+    """Whether ``c`` replaces ``k``, a statement of the same finding: of two trial facts the stronger shape; else
+    the one that states the resolution (``factprune.resolves``); else the one whose proposer weighs it clearly more;
+    else the more informative (``factprune.better``, the later on ties)."""
+    if c.kind == k.kind == "trial" and pc != pk:
+        return pc > pk  # two failures the calls show: the stronger shape (blocked, changed retry) tells it
+    rc, rk = factprune.resolves(c.text), factprune.resolves(k.text)
+    if rc != rk:
+        return rc
+    if abs(pc - pk) >= 1.5:  # another class of proposal (a disproved claim over the failure it rests on)
+        return pc > pk
+    return factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text)
 
 
 #: the prior of each internal kind (``candidates``): how much the shape that proposed a line says it matters

@@ -40,6 +40,7 @@ OBSERVED = 1.0  # prior of an observation after an ordinary result
 AFTER_FAILURE = 1.0  # added after a failure (a diagnosis)
 ACTED = 0.4  # added when the next call changes something
 FINDING = 0.5  # added for a limiting or causal word
+CAUSE = 0.6  # added for a sentence that names a cause ("the cause is", "原因は", "원인은")
 REASONING = -0.4  # added for reasoning text (the agent thinking, not telling)
 ANOMALY = 1.4
 FIXED_AFTER = 2.4
@@ -67,6 +68,12 @@ NARRATION = lazy_re(
     re.IGNORECASE,
 )
 #: limiting or causal grammar words: a finding, not a status line (several languages)
+#: a sentence that names a cause: "the cause is", "原因は", "원인은", "a causa é"
+CAUSE_WORDS = lazy_re(
+    r"\b(?:root\s+cause|the\s+(?:cause|reason|culprit)|caused\s+by|because|due\s+to|turns?\s+out)\b|"
+    r"原因|根本原因|由于|因为|원인|이유|때문|\bcausa\b|\bporque\b|\bparce\s+que\b|\bweil\b",
+    re.IGNORECASE,
+)
 FINDING_WORDS = lazy_re(
     r"\b(?:not|no|never|only|instead|because|since|due\s+to|caused?|so\s+that|but|however|missing|wrong|still|"
     r"already|requires?|needs?|must|can't|cannot|doesn't|isn't|wasn't|won't|expects?)\b|n't\b|"
@@ -287,6 +294,7 @@ def _observations(s: Scan) -> list[Candidate]:
                     continue
                 prior = (OBSERVED + (AFTER_FAILURE if failed else 0.0) + (ACTED if acted else 0.0)
                          + (FINDING if FINDING_WORDS.search(sentence) else 0.0)
+                         + (CAUSE if CAUSE_WORDS.search(sentence) else 0.0)
                          + (REASONING if ev.kind == "reasoning" else 0.0))
                 kind = "root_cause" if failed else "fact"
                 out.append(Candidate(kind, clip(text, LIMIT), j, a, b, "diagnosis" if failed else "observation", prior))

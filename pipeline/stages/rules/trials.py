@@ -99,7 +99,14 @@ _NOISE_SEG = lazy_re(r"^(?:echo|printf|#|true|:$)", re.I)
 #: …nor is a test that fails on the code under work (the fix is in the code, not in the call)
 _OWN_TYPO = lazy_re(
     r"\b(?:SyntaxError|IndentationError|unexpected\s+(?:token|EOF|end\s+of\s+file)|unterminated)\b|"
-    r"^FAILED\s|^E?\s*AssertionError\b|\bassert\s.+==|\b\d+\s+(?:failed|failing)\b|\btests?\s+failed\b",
+    r"^FAILED\s|^E?\s*AssertionError\b|\bassert\s.+==|\b\d+\s+(?:failed|failing)\b|\btests?\s+failed\b|"
+    r"(?m:^\s*usage:\s)",  # a command called the wrong way prints its usage
+    re.I,
+)
+#: a path that is not there, as a reading or listing command says it
+_NO_PATH = lazy_re(
+    r"no\s+such\s+file\s+or\s+directory|cannot\s+access|can't\s+read|cannot\s+open|cannot\s+find\s+the\s+path|"
+    r"does\s+not\s+exist|(?:file|path|directory)\s+not\s+found",
     re.I,
 )
 
@@ -336,6 +343,8 @@ def build(s: Scan) -> list[Trial]:
             continue  # the user declined the call, or the agent misused its edit tool: not the environment
         if _NOT_THERE.search(text.strip()[:200]) and not tools.command_of(events[i]) and not tools.edit_paths(events[i]):
             continue  # a read tool looking for a file that is not there
+        if tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))) and _NO_PATH.search(text[:600]):
+            continue  # a reading or listing command guessing a path: the agent looking around, not a trap
         stopped = _INTERRUPTED.search(text[:400])
         if stopped:  # a run the user stopped never finished: what it would have shown is not known
             out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
