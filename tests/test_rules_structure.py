@@ -329,3 +329,28 @@ def test_each_question_of_a_call_keeps_its_own_options(tool):
     # the recommended option the user passed over is turned down; "Decide later" is not
     assert ("REJECTED", "Redis (Recommended for the cluster)") in got and ("REJECTED", "A shared prefix") in got
     assert not [w for st, w in got if "Decide later" in w]
+
+
+# --- a pasted terminal session is not the user's words -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "terminal",
+    [
+        "(base) ➜  infra kubectl rollout restart deploy/api -n edge\n  kubectl get pods -n edge\nWARN[0000] deprecated flag\n",
+        "dev@builder:~/svc$ make image TAG=v2.4.1\n  docker push registry.local/svc:v2.4.1\nerror: denied\n",
+        "PS C:\\work\\app> dotnet build -c Release\n  Restore complete (0.6s)\n  app failed with 2 error(s)\n",
+    ],
+)
+def test_a_pasted_terminal_before_the_request_is_no_task_or_decision(terminal):
+    from pipeline.stages.rules import paste
+
+    own = "Please write the design document for the camera tracking module."
+    assert paste.own_words(terminal + own) == own
+    b = B()
+    b.user(terminal + own)
+    b.asst("Two options:\n1. A single detector at 1280\n2. Two detectors, 1280 and 640\n\nWhich one?")
+    b.user(terminal + "选 1，两个检测器。")
+    t = b.build()
+    d = distil.run(t)
+    first = terminal.split()[0]
+    assert first not in (d.approved_workflow or "")
+    assert all(first not in x.reasoning and first not in x.what for x in d.decisions)

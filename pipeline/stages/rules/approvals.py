@@ -145,7 +145,12 @@ class Found:
 
 
 def _reply(text: str) -> str:
-    return clip(text.strip(), REPLY_QUOTE)
+    """The user's reply as the reasoning quotes it: their own words (a pasted terminal or log before them left
+    out, ``paste.own_words``), else the whole reply."""
+    from pipeline.stages.rules import paste
+
+    own = paste.own_words(text) if len(text) > REPLY_QUOTE else ""
+    return clip((own or text).strip(), REPLY_QUOTE)
 
 
 def _tidy(text: str) -> str:
