@@ -354,3 +354,38 @@ def test_a_pasted_terminal_before_the_request_is_no_task_or_decision(terminal):
     first = terminal.split()[0]
     assert first not in (d.approved_workflow or "")
     assert all(first not in x.reasoning and first not in x.what for x in d.decisions)
+
+
+# --- options offered in a table, picked by a bare label -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "question, reply, chosen, passed_over",
+    [
+        ("**Q1 - Masking policy**\n\n**Recommended:** Option B - fixed levels are testable.\n\n| Option | Description |\n"
+         "|---|---|\n| A | Publish every figure unmasked |\n| B | Publish bands only |\n| C | Mask by hand |\n\n"
+         "Reply with the option letter.", "A", "Publish every figure unmasked", "Publish bands only"),
+        ("**问题 2 - 重试策略**\n\n**Recommended:** Option A - 固定两次。\n\n| Option | Description |\n|---|---|\n"
+         "| A | 自动重试 2 次 |\n| B | 不重试 |\n| C | 自动重试 3 次 |\n", "C", "自动重试 3 次", "自动重试 2 次"),
+        ("Pick a cache:\n\n| Choice | Store |\n|---|---|\n| 1 | Redis |\n| 2 | Memcached |\n\nWhich one?", "2",
+         "Memcached", "Redis"),
+    ],
+)
+def test_a_bare_label_picks_from_a_table_of_options(question, reply, chosen, passed_over):
+    b = B()
+    b.user("clarify the spec")
+    b.asst(question)
+    b.user(reply)
+    got = _decisions(b)
+    assert ("APPROVED", chosen) in got and ("REJECTED", passed_over) in got
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["以下の２つの案からAを採用しました。", "用方案A吧", "A로 가자", "vamos com a A", "prefiero la opción A"],
+)
+def test_an_option_picked_in_another_language(reply):
+    b = B()
+    b.user("how should the backend be hosted?")
+    b.asst("Two options:\n\nA. Next.js API routes on Vercel\nB. Supabase Edge Functions\n\nWhich do you prefer?")
+    b.user(reply)
+    got = _decisions(b)
+    assert ("APPROVED", "Next.js API routes on Vercel") in got and ("REJECTED", "Supabase Edge Functions") in got
