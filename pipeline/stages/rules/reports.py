@@ -26,24 +26,27 @@ from pipeline.stages.rules.candidates import Candidate
 from pipeline.stages.rules.factprune import distinctive
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.struggle import NARRATION
-from pipeline.stages.rules.text import clip, strip_markup
+from pipeline.stages.rules.text import clip, local_spans, span_index_at, strip_markup
 
 CAVEAT = 1.5
 LAST = 0.4
 DISPROVED = 3.0
 LIMIT = 300
+MAX_CAVEAT_CUES = 20  # negation words of one message whose sentences are read (a long report: its first ones)
 MIN_REPORT = 60  # characters: a shorter last message is a reply ("Done."), not a report
 
 #: negation and limitation, a closed class of grammar words in each language the rules read
-LIMITS = lazy_re(
+_LIMITS_SOURCE = (
     r"\b(?:not|no|never|none|nothing|cannot|can't|couldn't|won't|isn't|aren't|wasn't|weren't|doesn't|"
     r"don't|didn't|hasn't|haven't|hadn't|still|yet|missing|skipped|unable|"
     r"fail(?:s|ed|ing|ures?)?|broken|pending|untested|unverified|already|uncommitted|unrelated|unchanged|untouched)\b|"
-    r"n't\b|[⚠❌]|"
+    r"n't\b|⚠|❌|"
     r"\b(?:não|nao|nunca|ainda|todavía|aún|pas|jamais|nicht|kein\w*|noch)\b|"
-    r"没有|还没|尚未|仍未|并未|未能|无法|不能|不会|不支持|不存在|仍然|안\s|않|못|없|아직|ない|ません|まだ|ず[、。]",
-    re.IGNORECASE,
+    r"没有|还没|尚未|仍未|并未|未能|无法|不能|不会|不支持|不存在|仍然|안\s|않|못|없|아직|ない|ません|まだ|ず[、。]"
 )
+#: matched against lower-cased text (``re.IGNORECASE`` costs four times as much on a long report)
+LIMITS = lazy_re(_LIMITS_SOURCE)
+_LIMITS_ANYCASE = lazy_re(_LIMITS_SOURCE, re.IGNORECASE)
 _ASKS = lazy_re(r"[?？]\s*$")
 _PASS_CLAIM = lazy_re(
     r"\b(?:all\s+(?:\d+\s+)?tests?\s+pass\w*|tests?\s+(?:are\s+|were\s+)?pass\w*|pass(?:es|ed|ing)\b|(?:been\s+)?tested|"
@@ -72,15 +75,24 @@ def _report(s: Scan, start: int, end: int) -> int | None:
 
 
 def _caveats(s: Scan, i: int, last: bool) -> list[Candidate]:
+    """Caveat sentences of message ``i``: only the sentences around a negation or limitation word are split out
+    (one pass of ``LIMITS`` over the text, ``text.local_spans``), so a long report costs little."""
     text = s.events[i].text
+    low = text.lower()
+    found = LIMITS.finditer(low) if len(low) == len(text) else _LIMITS_ANYCASE.finditer(text)
+    positions = [m.start() for _, m in zip(range(MAX_CAVEAT_CUES), found)]
+    if not positions:
+        return []
+    spans = local_spans(text, positions)
+    picked = sorted({k for k in (span_index_at(spans, p) for p in positions) if k >= 0})
     out = []
-    for a, b in s.spans(i):
+    for a, b in (spans[k] for k in picked):
         sentence = strip_markup(text[a:b])
         if len(sentence) < 16 or _ASKS.search(sentence) or sentence.endswith((":", "：")) or NARRATION.match(sentence):
             continue
         if sentence.startswith(("|", "✅", "✔", "☑", "✓")) or _code_line(sentence) or _heading(text, a) or _OWN_ACTION.match(sentence):
             continue  # a table row, a check-mark status line, a heading, what the agent did (Done's)
-        if not LIMITS.search(sentence) or not distinctive(sentence):
+        if not LIMITS.search(sentence.lower()) or not distinctive(sentence):
             continue
         out.append(Candidate("fact", clip(sentence, LIMIT), i, a, b, "caveat", CAVEAT + (LAST if last else 0.0)))
     return out
@@ -152,14 +164,12 @@ def _reporting(s: Scan, start: int, end: int, *, changed: bool = False) -> list[
 
     from pipeline.stages.rules.struggle import looks
 
-    last_change = start
-    for call in s.calls[bisect_left(s.calls, start):bisect_left(s.calls, end)]:
-        ev = s.events[call]
-        if looks(s, call):
-            continue
-        if tools.check_runs(tools.raw_command(ev), None):
-            continue
-        last_change = call
+    changes = s.memo.get("reports.changes")
+    if changes is None:  # the calls that change something, once per scan (reports and choices both ask)
+        changes = s.memo["reports.changes"] = [
+            c for c in s.calls if not looks(s, c) and not tools.check_runs(tools.raw_command(s.events[c]), None)]
+    k = bisect_left(changes, end) - 1
+    last_change = changes[k] if k >= 0 and changes[k] >= start else start
     if changed and last_change == start:
         return []
     a, b = bisect_left(s.assistants, last_change), bisect_left(s.assistants, end)

@@ -108,6 +108,8 @@ _ERRNO = lazy_re(
     r"operation\s+not\s+permitted|permission\s+denied|no\s+such\s+file\s+or\s+directory|host\s+key\s+verification\s+failed)\b",
     re.IGNORECASE,
 )
+_ERRNO_KEYS = ("busy", "refused", "denied", "permitted", "no such", "in use", "unreachable", "no space", "read-only",
+               "broken pipe", "too many", "temporarily", "verification", "reset by", "timed out", "no route")
 #: the first line of a tool's answer that reports a refusal (a non-shell tool: an MCP server, a fetch)
 _REFUSAL = lazy_re(
     r"^(?:error\b|invalid\b|unauthori[sz]ed|forbidden|access\s+denied|not\s+found\b|unable\s+to\b|failed\s+to\b|"
@@ -173,35 +175,54 @@ def looks(s: Scan, call: int) -> bool:
 
 
 def _anomaly(s: Scan, call: int, result: int) -> tuple[int, int] | None:
-    """The span of an error line the harness did not flag (module rules), or None."""
+    """The span of an error line the harness did not flag (module rules), or None.  Only the first and last three
+    lines are read unless the output holds one of the C library's error phrases (``_ERRNO_KEYS``)."""
     ev = s.events[call]
-    text = s.events[result].text or ""
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text[:4000])]
-    lines = [(a, b) for a, b in lines if text[a:b].strip()]
-    if not lines:
-        return None
-
-    def span(a: int, b: int) -> tuple[int, int]:
-        lead = len(text[a:b]) - len(text[a:b].lstrip())
-        return a + lead, a + lead + len(text[a:b].strip())
-
+    text = (s.events[result].text or "")[:4000]
     cmd = tools.command_of(ev)
     if not cmd:
         if looks(s, call) and not tools.tool(ev).endswith("fetch"):
             return None
-        a, b = lines[0]
-        return span(a, b) if _REFUSAL.match(text[a:b].strip()) else None
+        first = _end_lines(text, 1, 0)
+        return first[0] if first and _REFUSAL.match(text[first[0][0]:first[0][1]]) else None
     if _READS.match(cmd):
         return None
-    ends = set(lines[:3] + lines[-3:])
-    for a, b in lines:
-        body = text[a:b].strip()
-        if len(body) > 300:
-            continue
-        if _ERRNO.search(body) or (
-                (a, b) in ends and _UNIX_ERROR.match(body) and body.split(":", 1)[0].lower() not in _LABELS):
-            return span(a, b)
+    low = text.lower()
+    if any(k in low for k in _ERRNO_KEYS):
+        for m in re.finditer(r"[^\n]+", text):
+            body = m.group(0).strip()
+            if body and len(body) <= 300 and _ERRNO.search(body):
+                lead = len(m.group(0)) - len(m.group(0).lstrip())
+                return m.start() + lead, m.start() + lead + len(body)
+    for a, b in _end_lines(text, 3, 3):
+        body = text[a:b]
+        if ":" in body and len(body) <= 300 and _UNIX_ERROR.match(body) and body.split(":", 1)[0].lower() not in _LABELS:
+            return a, b
     return None
+
+
+def _end_lines(text: str, first: int, last: int) -> list[tuple[int, int]]:
+    """Spans (stripped) of the first ``first`` and the last ``last`` non-empty lines of ``text``."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while len(out) < first and pos < len(text):
+        nl = text.find("\n", pos)
+        nl = len(text) if nl < 0 else nl
+        line = text[pos:nl]
+        if line.strip():
+            lead = len(line) - len(line.lstrip())
+            out.append((pos + lead, pos + lead + len(line.strip())))
+        pos = nl + 1
+    tail: list[tuple[int, int]] = []
+    end = len(text)
+    while len(tail) < last and end > pos:
+        nl = text.rfind("\n", pos, end)
+        line = text[nl + 1:end]
+        if line.strip():
+            lead = len(line) - len(line.lstrip())
+            tail.append((nl + 1 + lead, nl + 1 + lead + len(line.strip())))
+        end = nl if nl >= 0 else pos
+    return out + tail[::-1]
 
 
 def _after(s: Scan, at: int) -> tuple[list[int], int | None]:
@@ -222,11 +243,11 @@ def _after(s: Scan, at: int) -> tuple[list[int], int | None]:
 
 def _refers(sentence: str, result: str) -> bool:
     """Whether ``sentence`` speaks of ``result`` (the tool output it follows): it names one of its distinctive
-    tokens, or shares two of its content words."""
+    tokens, or two of its content words occur in it."""
     low = result.lower()
     if any(m in low for m in distinctive(sentence)):
         return True
-    return len(tokens(sentence) & tokens(result)) >= 2
+    return sum(1 for t in tokens(sentence) if len(t) > 2 and t in low) >= 2
 
 
 def _shown_cmd(s: Scan, call: int) -> str:
@@ -248,6 +269,8 @@ def _triggers(s: Scan):
             err = " ".join(res.text[span[0]:span[1]].split()) if span else ""
             yield r, err, True, None
             continue
+        if r + 1 < len(s.events) and s.events[r + 1].kind in _CALLS:
+            continue  # the agent went straight on: no words of its own about this result, and no anomaly it saw
         span = _anomaly(s, call, r)
         err = " ".join(res.text[span[0]:span[1]].split()) if span else ""
         yield r, err, span is not None, span

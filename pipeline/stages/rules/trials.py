@@ -24,6 +24,7 @@ Each fact quotes the failed result's error line (evidence rule).  Linear: each f
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
@@ -123,6 +124,7 @@ class Trial:
     weak: bool = True  # no retry, or one that shares under three quarters of the failed command's words
 
 
+@lru_cache(maxsize=256)
 def error_span(text: str) -> tuple[int, int] | None:
     """``(start, end)`` of the line of ``text`` that best states its error: a cause-naming line (a status glyph,
     a reason after a colon, a hint such as "Use ALLOW_DIRTY=1 to override") beats a generic runner line
