@@ -32,7 +32,7 @@ CAVEAT = 1.5
 LAST = 0.4
 DISPROVED = 3.0
 LIMIT = 300
-MAX_CAVEAT_CUES = 20  # negation words of one message whose sentences are read (a long report: its first ones)
+MAX_CAVEAT_CUES = 60  # negation words of one message whose sentences are read (a long report: its first ones)
 MIN_REPORT = 60  # characters: a shorter last message is a reply ("Done."), not a report
 
 #: negation and limitation, a closed class of grammar words in each language the rules read

@@ -269,8 +269,8 @@ def _triggers(s: Scan):
             err = " ".join(res.text[span[0]:span[1]].split()) if span else ""
             yield r, err, True, None
             continue
-        if r + 1 < len(s.events) and s.events[r + 1].kind in _CALLS:
-            continue  # the agent went straight on: no words of its own about this result, and no anomaly it saw
+        if r + 1 < len(s.events) and s.events[r + 1].kind in _CALLS and not looks(s, r + 1):
+            continue  # the agent went straight on to change something: no words of its own about this result
         span = _anomaly(s, call, r)
         err = " ".join(res.text[span[0]:span[1]].split()) if span else ""
         yield r, err, span is not None, span
