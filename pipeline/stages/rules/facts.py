@@ -247,6 +247,16 @@ _CONSTRAINT_INTL = lazy_re(
 )
 
 
+SPEC_CHARS = 600  # a prompt this long that states requirements is a specification (its "must"s say what to build)
+#: a negation inside a purpose or result clause: not a rule of the user's
+_PURPOSE_NEGATION = lazy_re(r"\bso\s+(?:that\s+)?(?:it|they|the\s+\w+)\s+(?:never|doesn't|don't|won't)\b|\bto\s+never\b", re.I)
+#: a positive requirement: "X must/should …" with no negation and no "always/only/never"
+_REQUIREMENT = lazy_re(
+    r"^(?!.*\b(?:not|never|don't|dont|no|avoid|always|only|without)\b)(?:the\s+)?[\w`'\"()/ .-]{1,60}?\s+(?:must|should|needs?\s+to)\b",
+    re.I,
+)
+
+
 def _constraints(s: Scan, i: int) -> list[_Cand]:
     """Rules the user stated in prompt ``i``, in the user's own words only: a template the harness expanded, a
     pasted document or log, quoted or fetched text (``workflow.prompt_task_text``) states no rule of theirs."""
@@ -264,6 +274,8 @@ def _constraints(s: Scan, i: int) -> list[_Cand]:
             continue
         if " ".join(text[a:b].split()) not in own:
             continue  # not the user's own words
+        if _PURPOSE_NEGATION.search(sent) or (len(own) > SPEC_CHARS and _REQUIREMENT.match(sent)):
+            continue  # "so it never gets squished" (a purpose), "tiles must be…" in a long spec (what to build)
         out.append(_cand("constraint", s, i, a, b, sent))
     return out
 
