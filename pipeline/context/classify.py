@@ -1,0 +1,460 @@
+"""What of a state file (or a free-form file) belongs in CONTEXT.md, and where (DESIGN.md "Translation (rigid map)").
+
+CONTEXT.md is committed and read by every later session, so it keeps what still holds next session and leaves out
+what was one step of this one.  Each function here takes one item's text and returns a ``Verdict``: the section it
+goes to, or ``None`` and the reason it is left out (the merge preview prints ``Skipped: <what> (<reason>)``).
+
+The classification reads *structure*, in any language the lexicon knows (``pipeline.context.lexicon``):
+
+* **decision** (``decision``): a lasting choice names what the project uses, does not use, or how it works;
+  a *procedural approval* has an action of this session as its object — a session verb (commit, push, run, retry,
+  continue, 提交, 커밋, コミット, rodar, ejecutar …) or an edit verb with no reason beyond "the user said yes" — and
+  nothing lasting (instead of, every, by default, from now on, so that …).  Plan approvals (a task list), option
+  labels, placeholders, the assistant's narration and texts about "the user" (prompt templates) are left out too;
+* **fact** (``fact``): a *user rule* (never/always/must, "don't touch/commit/push X", 永远不要, 절대, 絶対,
+  nunca …) goes to Conventions; a *definition* ("X means Y", "term: a definition") to Glossary; a *durable fact*
+  (a cause, an environment trap — a command that failed for an environment reason and the one that worked —, a
+  port, a version, a general behaviour) to Notes; a one-off failure, pasted output, a progress report or a
+  request of this session is left out;
+* **remaining item** (``remaining``): a question (unless it is the assistant's offer or names nothing) goes to
+  Open-Questions, a procedural step is left out, other unfinished work goes to Deferred-Debt with a type;
+* **goals** (``goals``): only the user's explicit "the goal is …" / "目标是 …" sentences.
+
+Pure functions on strings; no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from pipeline.context import lexicon as lx
+from pipeline.context.keys import GENERIC_LABELS, STOP_WORDS, split_term
+from pipeline.lazyre import lazy_re
+
+_I = re.IGNORECASE
+
+# Reasons an item is left out (the preview's ``Skipped: <what> (<reason>)``).
+PROCEDURAL = "procedural approval"
+DECLINED_ACTION = "declined session action"
+PLAN = "plan approval (task list)"
+COMMAND = "command run in the session"
+PLACEHOLDER = "placeholder, not a choice"
+NO_SUBJECT = "names no lasting subject"
+TEMPORARY = "temporary, not a lasting choice"
+PROMPT_TEXT = "prompt text, not the user's words"
+NARRATION = "assistant's narration"
+REQUEST = "one-off request"
+ONE_OFF_FAILURE = "one-off failure"
+PASTED = "pasted output"
+HARNESS = "harness error"
+PROGRESS = "progress report"
+OBSERVATION = "one-off observation"
+OFFER = "assistant's offer"
+STEP = "procedural step"
+TASK_LIST = "task list"
+INTERRUPTED = "step interrupted or not allowed, not a failure"
+FOR_THE_USER = "instruction for the user, not project work"
+FRAGMENT = "fragment that needs the message around it"
+GUESS = "a guess, not an established fact"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Where one item goes: ``target`` is a CONTEXT.md section name (Decisions, Conventions, Glossary, Notes,
+    Deferred-Debt, Open-Questions, Goals) or None when it is left out, with ``reason`` saying why.  ``text`` is what
+    to write (the item, or the part of it that holds the rule/question); ``term`` the Glossary term; ``type`` the
+    Deferred-Debt type."""
+
+    target: str | None
+    reason: str | None = None
+    text: str = ""
+    term: str | None = None
+    type: str | None = None
+
+
+def skip(reason: str, text: str = "") -> Verdict:
+    """A verdict that leaves the item out for ``reason``."""
+    return Verdict(None, reason, text)
+
+
+# --- shared structure ---------------------------------------------------------------------------------------
+
+_WORD = lazy_re(r"[^\W\d_][\w'’-]*")
+_CJK_RUN = lazy_re(r"[\u3400-\u9fff\uac00-\ud7af\u30a0-\u30ff]{2,}")
+_BACKTICK = lazy_re(r"`([^`]+)`")
+_COMMAND_SHAPE = lazy_re(r"(?:[A-Z_][A-Z0-9_]*=\S+\s+)*(?:sudo\s+)?[a-z.][\w.+-]*(?:\s+[-\w./:=@'\"~*$<>|&;\[\]{},]+)+")
+_DETERMINER = lazy_re(
+    r"(?:the|a|an|this|that|these|those|all|any|each|my|our|your|it|them|some|both|up|out|off|over|back|on|with|"
+    r"to|and|again|now|ahead|two|three|four|several|o|os|as|um|uma|el|la|los|las|un|una|esse|essa|isso|isto|todo|todos|todas|tudo|"
+    r"PR|MR|pr|branch|commits?|changes?|tests?|builds?|server|app|script|commands?|migrations?|deploy(?:ment)?|"
+    r"main|master|origin|HEAD)\b|[`'\"(#/\d~.]|[\w.-]+/[\w.-]+",
+    _I,
+)
+_SHELL_WORD = lazy_re(
+    r"(?:git|npm|pnpm|yarn|npx|uv|uvx|pip3?|python3?|make|cmake|cargo|go|docker|kubectl|bash|sh|zsh|cd|rm|ls|cat|"
+    r"curl|wget|node|deno|bun|conda|brew|apt(?:-get)?|sudo|ssh|scp|rsync|mkdir|cp|mv|chmod|chown|grep|rg|sed|awk|"
+    r"tar|gh|terraform|helm|mvn|gradle|dotnet|java|ruby|gem|bundle|rails|php|composer)(?:\s|$)",
+    _I,
+)
+_NEGATION = frozenset("no not never don't dont doesn't do".split())
+
+
+def subject_words(text: str) -> list[str]:
+    """The words of ``text`` that name something: Latin words that are not function words, deictics, negations or
+    generic nouns (``approach``, ``option``, ``change``…), plus runs of two or more CJK characters without a deictic."""
+    words = []
+    for word in _WORD.findall(text):
+        low = word.casefold().strip("'’-")
+        if low in STOP_WORDS or low in lx.GENERIC_NOUNS or low in _NEGATION or lx.DEICTIC.fullmatch(low):
+            continue
+        if lx.CJK.search(word):
+            continue
+        words.append(low)
+    stripped = lx.DEICTIC.sub(" ", text)
+    words += _CJK_RUN.findall(stripped)
+    return words
+
+
+def head_action(text: str) -> str | None:
+    """``"session"`` or ``"edit"`` when ``text`` is headed by an action verb of a working session (module
+    docstring), else None.  Latin script: the first word after lead-ins ("ok", "let's", "pode", "por favor"),
+    followed by an object that points at the session (a determiner, a deictic, a command, a path, a PR…) or by
+    nothing; CJK: a session verb anywhere (Korean and Japanese put the verb last)."""
+    body = lx.LEAD_IN.sub("", text.strip()).strip()
+    if not body:
+        return None
+    for kind, latin, cjk in (("session", lx.SESSION_VERB_LATIN, lx.SESSION_VERB_CJK),
+                             ("edit", lx.EDIT_VERB_LATIN, lx.EDIT_VERB_CJK)):
+        head = latin.match(body)
+        if head and not re.match(r"[-_\w]", body[head.end():head.end() + 1]):
+            rest = body[head.end():].lstrip(" ,:")
+            if not rest or _DETERMINER.match(rest) or len(body.split()) <= 3:
+                return kind
+        if lx.CJK.search(body[:12]) and cjk.search(body):
+            return kind
+    return None
+
+
+def command_shaped(text: str) -> bool:
+    """True when ``text`` is (or names, after "run", "running", "the") a shell command in backticks:
+    ``running `npm install x` ``, ``The `firebase deploy` command``."""
+    body = re.sub(r"^(?:the\s+|a\s+)?(?:(?:re)?run(?:ning)?|execut(?:e|ing)|invok(?:e|ing)|call(?:ing)?|type|typing)?\s*",
+                  "", text.strip(), flags=_I)
+    quoted = _BACKTICK.match(body)
+    if quoted is None:
+        return False
+    inner = quoted.group(1).strip()
+    return bool(_COMMAND_SHAPE.fullmatch(inner)) or inner.startswith(("[\"bash", "['bash", "bash ", "sh "))
+
+
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """``(offset, clause)`` pieces of ``text`` cut at sentence and clause punctuation and at ", but/and/so"."""
+    out, start = [], 0
+    for match in re.finditer(r"[;；:：。！!?？]\s*|\.\s+|,\s*(?:but|and|so|then|mas|pero|y|e)?\s*|，|、|\s[—–-]\s|[()（）]",
+                             text, flags=_I):
+        piece = text[start:match.start()]
+        if piece.strip():
+            out.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
+        start = match.end()
+    if text[start:].strip():
+        tail = text[start:]
+        out.append((start + len(tail) - len(tail.lstrip()), tail.strip()))
+    return out
+
+
+# --- decisions ----------------------------------------------------------------------------------------------
+
+_PLACEHOLDER = lazy_re(r"^\s*(?:\[[^\]]*\]|<[^>]*>|\.\.\.|…|tbd|n/?a|none)\s*$", _I)
+_OPTION_LABEL = lazy_re(r"^\s*(?:option\s*)?[(\[]?(?:\d{1,2}|[a-e])[)\].]?\s*$", _I)
+_PLAN = lazy_re(
+    r"^\s*(?:the\s+|this\s+|that\s+)?(?:plan|proposed\s+plan|implementation\s+plan)\b\s*[:：]?|"
+    r"^\s*(?:o\s+|este\s+|el\s+)?(?:plano|plan)\s*[:：]|^\s*(?:计划|計画|계획)\s*[:：]",
+    _I,
+)
+_SECOND_PERSON = lazy_re(
+    r"\b(?:you|your|yours|you're|you'll)\b|\b(?:você|voce|seu|sua|seus|suas|tu|tú|usted|tus?)\b|你|당신|あなた", _I)
+_ATTRIBUTION = lazy_re(
+    r"^\s*(?:the\s+)?(?:user|assistant|agent)\b|^\s*(?:user's|stated\s+by|scope\s+chosen|per\s+the|approved\s+by|"
+    r"picked\s+by|chosen\s+by|declined|as\s+asked|as\s+requested|in\s+favou?r\s+of)\b|^\s*[\"“'(]",
+    _I,
+)
+_RECOMMENDED = lazy_re(r"\s*\((?:recommended|recomendad[oa]|推荐|추천|推奨)\)\s*", _I)
+
+
+def _json_answer(what: str) -> str:
+    """A question tool's raw JSON answer (``{"answers": {"0": "Framer Motion"}}``) as its answer texts."""
+    text = what.strip()
+    if not text.startswith("{"):
+        return what
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return what
+    leaves: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            leaves.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(data)
+    return "; ".join(leaf for leaf in leaves if leaf.strip()) or what
+
+
+def decision(status: str, what: str, reasoning: str = "") -> Verdict:
+    """Where a Decision Log entry goes: Decisions (a lasting choice, ``text`` = the cleaned *what*) or left out
+    (module docstring).  ``status``: APPROVED or REJECTED."""
+    text = _RECOMMENDED.sub(" ", _json_answer(what)).strip()
+    declined = status == "REJECTED"
+    procedural = DECLINED_ACTION if declined else PROCEDURAL
+    if not text or _PLACEHOLDER.match(text):
+        return skip(PLACEHOLDER, text)
+    if _OPTION_LABEL.match(text):
+        return skip(NO_SUBJECT, text)
+    if lx.THE_USER.search(text):
+        return skip(PROMPT_TEXT, text)
+    if lx.NARRATION.search(text):
+        return skip(NARRATION, text)
+    if _PLAN.match(text):
+        return skip(PLAN, text)
+    if _SECOND_PERSON.search(text):
+        return skip(REQUEST, text)
+    if command_shaped(text):
+        return skip(COMMAND if not declined else DECLINED_ACTION, text)
+    lasting = lx.LASTING.search(text) is not None
+    action = head_action(text)
+    if action == "session" and not lasting:
+        return skip(procedural, text)
+    if action == "edit" and not lasting and _attribution_only(reasoning):
+        return skip(procedural, text)
+    if not lasting and lx.ONE_OFF.search(text):
+        return skip(TEMPORARY, text)
+    if not subject_words(text):
+        return skip(NO_SUBJECT, text)
+    return Verdict("Decisions", text=text)
+
+
+def _attribution_only(reasoning: str) -> bool:
+    """True when a decision's reasoning only says who decided ("user approved (\"yes\")", "stated by the
+    assistant", a bare quote) and gives no technical why."""
+    return not reasoning.strip() or bool(_ATTRIBUTION.match(reasoning))
+
+
+# --- facts --------------------------------------------------------------------------------------------------
+
+_TRIAL = lazy_re(r"^`(?P<cmd>[^`]+)`\s+(?:failed|was\s+blocked|errored|crashed|timed\s+out)\b(?P<error>.*)", _I | re.S)
+ENV_ERROR = lazy_re(
+    r"command\s+not\s+found|not\s+found:\s*command|no\s+module\s+named|modulenotfounderror|failed\s+to\s+spawn|"
+    r"not\s+installed|is\s+not\s+recognized|permission|EACCES|\bblocked\b|\bdenied\b|not\s+authenticated|"
+    r"unauthori[sz]ed|externally[- ]managed|not\s+a\s+git\s+repository|connection\s+refused|ECONNREFUSED|"
+    r"address\s+already\s+in\s+use|EADDRINUSE|no\s+such\s+command|unknown\s+command|ERESOLVE|peer\s+dep|"
+    r"legacy-peer-deps|unsupported\s+(?:python|node|engine)|requires\s+(?:python|node)",
+    _I,
+)
+_SESSION_ERROR = lazy_re(r"plan\s+mode|interrupted|cancel+ed\s+by|request\s+interrupted", _I)
+_NOT_RUN = lazy_re(r"interrupted|cancel+ed\s+by|plan\s+mode|(?:was\s+)?denied\s+by|blocked\s+by|permission\s+for\s+this\s+action", _I)
+_WORKED = lazy_re(r";\s*`(?P<cmd>[^`]+)`\s+worked\b", _I)
+_SENTENCE = lazy_re(r"(?<=[.!?。！？])\s*")
+_PASTED = lazy_re(
+    r"^(?:pasted\s+(?:log|output|text)|output|log|traceback)\b[^:]{0,20}:|^\s*\|.*\|\s*$|^\s*traceback\b|"
+    r"^\s*<[\w_-]+>|^\s*[\w.]*(?:error|exception|warning)\b\s*[:(]|^\s*(?:fatal|error|warning|warn|err!?)\s*[:\[]|"
+    r"^\s*`?[0-9a-f]{7,40}`?\s+[—–-]",
+    _I,
+)
+_ERROR_IS = lazy_re(r"^(?:the\s+)?(?:error|exception|failure|crash)\s+(?:is|was|says|reads)\s*[:`'\"“]", _I)
+_HARNESS = lazy_re(r"^[\w .-]{1,30}\s+reported\b", _I)
+_DURABLE_LABEL = lazy_re(
+    r"^(?:root\s+cause|cause|key\s+finding|finding|quirk|gotcha|caveat|trap|note|heads\s+up|lesson(?:\s+learned)?|"
+    r"causa|causa\s+raiz|原因|根因|注意|원인|주의|原因|注意)\s*[:：]",
+    _I,
+)
+_DEFINE = lazy_re(
+    r"^(?P<term>[^,;:.?!]{1,40}?)\s+(?:means|stands\s+for|is\s+short\s+for|refers\s+to|is\s+defined\s+as|"
+    r"is\s+what\s+we\s+call|significa|quer\s+dizer|se\s+refere\s+a|refere-se\s+a|quiere\s+decir|é\s+a\s+sigla\s+de|"
+    r"es\s+la\s+sigla\s+de)\s+(?P<definition>\S.*)$|"
+    r"^(?:所谓)?(?P<zh_term>[^，,。：:]{1,20}?)(?:是指|指的是|的意思是|就是指)(?P<zh_def>.+)$|"
+    r"^(?P<ko_term>[^,，。:：]{1,20}?)(?:이란|란|라는\s*것은)\s*(?P<ko_def>.+)$|"
+    r"^(?P<ja_term>[^、，。:：]{1,20}?)とは[、,]?\s*(?P<ja_def>.+)$",
+    _I,
+)
+_DEF_START = lazy_re(r"[a-z]|(?:a|an|the)\s", 0)
+_TERM_LABELS = GENERIC_LABELS | frozenset(
+    "issue issues problem problems fix fixes error errors solution setting settings step steps phase task tasks "
+    "question answer bug bugs change changes test tests output command commands example usage default status "
+    "current next done remaining todo action actions recommendation impact location file files line".split()
+)
+_IMPERATIVE = lazy_re(
+    r"^(?:(?:no|nope|n[aã]o|不|아니)[,，]?\s*)?(?:please\s+)?(?:make\s+sure|ensure|keep|avoid|use|wrap|preserve|stick|leave|assume|consider|remember|set|"
+    r"put|give|let|try|include|exclude|follow|prefer|skip|ignore|don'?t|do\s+not|stop|go|get|bring|mantenha|use|"
+    r"evite|garanta|certifique|aseg[uú]rate|evita|mant[eé]n|usa|no\s+\w+|n[aã]o\s+\w+)\b",
+    _I,
+)
+_LABEL_PREFIX = lazy_re(r"^(?P<label>[^:：`\"]{1,40})[:：]\s+(?P<rest>\S.*)$")
+
+
+def fact(text: str) -> Verdict:
+    """Where an Established Facts line goes: Conventions (a user rule), Glossary (a definition), Notes (a durable
+    fact) or left out (module docstring).  ``text`` of the verdict: what to write."""
+    line = text.strip()
+    if not line:
+        return skip(OBSERVATION, line)
+    trial = _TRIAL.match(line)
+    if trial:
+        error = trial["error"]
+        worked = _WORKED.search(error)
+        if worked and worked["cmd"].strip() == trial["cmd"].strip():  # the same command worked on a later try
+            return skip(ONE_OFF_FAILURE, line)
+        if ENV_ERROR.search(error) and not _SESSION_ERROR.search(error):
+            return Verdict("Notes", text=line)
+        return skip(ONE_OFF_FAILURE, line)
+    if _PASTED.search(line):
+        return skip(PASTED, line)
+    if _ERROR_IS.match(line) and not lx.CAUSE.search(line):
+        return skip(ONE_OFF_FAILURE, line)
+    if _HARNESS.match(line):
+        return skip(HARNESS, line)
+    if lx.THE_USER.search(line) or lx.RFC_KEYWORD.search(line):
+        return skip(PROMPT_TEXT, line)
+    if any(lx.NARRATION.search(sentence.strip()) for sentence in _SENTENCE.split(line) if sentence.strip()):
+        return skip(NARRATION, line)
+    ruled = rule(line)
+    if ruled is not None:
+        return Verdict("Conventions", text=ruled)
+    defined = definition(line)
+    if defined is not None:
+        return Verdict("Glossary", text=defined[1], term=defined[0])
+    if lx.PROGRESS.search(line) and not lx.CAUSE.search(line):
+        return skip(PROGRESS, line)
+    if lx.HEDGE.search(_BACKTICK.sub(" ", line)):
+        return skip(GUESS, line)
+    if lx.ANAPHORIC.search(line):
+        return skip(FRAGMENT, line)
+    if _DURABLE_LABEL.match(line) or lx.CAUSE.search(line):
+        return Verdict("Notes", text=line)
+    if _IMPERATIVE.match(line) or head_action(line):
+        return skip(REQUEST, line)
+    if line.rstrip().endswith((":", "：")):
+        return skip(OBSERVATION, line)
+    prose = _BACKTICK.sub(" ", line)
+    if lx.ENVIRONMENT.search(prose) or lx.GENERAL.search(prose):
+        return Verdict("Notes", text=line)
+    return skip(OBSERVATION, line)
+
+
+def rule(text: str, *, standing: bool = False) -> str | None:
+    """The rule ``text`` states, from its first rule clause to the end (``"commit here, but never push to main"``
+    -> ``"never push to main"``), or None when no clause is a rule (module docstring).  A clause tied to this
+    session ("in this conversation") or written about "the user" is no rule.  ``standing``: the text comes from a
+    file that is itself standing instructions (CLAUDE.md, AGENTS.md), where a plain imperative is a rule too."""
+    if lx.THE_USER.search(text) or lx.RFC_KEYWORD.search(text) or text.rstrip().endswith((":", "：")):
+        return None
+    for offset, clause in _clauses(text):
+        if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause):
+            continue
+        cjk = lx.CJK.search(clause) is not None
+        prohibited = lx.PROHIBITION.search(clause)
+        if prohibited and (cjk or prohibited.start() == 0):
+            groups = (prohibited.group("object"), prohibited.group("pt"), prohibited.group("es"))
+            obj = clause if cjk else next((g for g in groups if g is not None), "")
+            if subject_words(obj):
+                return text[offset:].strip()
+        started = lx.RULE_START.search(clause)
+        if started and (cjk or started.start() == 0):
+            return text[offset:].strip()
+        if standing and offset == 0 and (_IMPERATIVE.match(clause) or head_action(clause)) and subject_words(clause):
+            return text.strip()
+    return None
+
+
+def definition(text: str) -> tuple[str, str] | None:
+    """``(term, definition)`` when ``text`` defines a term: "X means / stands for / refers to Y" (and the same
+    verbs in the other languages), or ``term: definition`` with a short noun-phrase term that is no generic label
+    and no command and a definition that continues as a noun phrase (lowercase start: "seconds until …")."""
+    match = _DEFINE.match(text.strip())
+    if match:
+        for term_group, def_group in (("term", "definition"), ("zh_term", "zh_def"), ("ko_term", "ko_def"),
+                                      ("ja_term", "ja_def")):
+            if match.group(term_group):
+                term, meaning = match.group(term_group).strip(), match.group(def_group).strip()
+                if _term_ok(term):
+                    return term, meaning
+        return None
+    term, meaning = split_term(text)
+    if term is None or meaning == text or not _term_ok(term):
+        return None
+    if not _DEF_START.match(meaning) or _TRIAL.match(meaning) or lx.NARRATION.search(meaning):
+        return None
+    return term, meaning
+
+
+def _term_ok(term: str) -> bool:
+    bare = term.strip("*_` ").casefold()
+    if not bare or bare in _TERM_LABELS or "`" in term or _SHELL_WORD.match(bare) or re.search(r"\s--?\w", bare):
+        return False
+    return len(term.split()) <= 4 and not lx.NARRATION.match(term) and not head_action(term)
+
+
+# --- remaining items ----------------------------------------------------------------------------------------
+
+_DEBT_TYPES: tuple[tuple[str, object], ...] = (
+    ("security", lazy_re(r"\b(?:security|secret|credential|vulnerab\w*|cve|segurança|seguridad)\b|安全|보안|セキュリティ", _I)),
+    ("test", lazy_re(r"\b(?:tests?|testing|coverage|pytest|jest|vitest|spec|teste|testes|prueba|pruebas)\b|测试|테스트|テスト", _I)),
+    ("perf", lazy_re(r"\b(?:perf|performance|slow|latency|memory|desempenho|rendimiento)\b|性能|성능|パフォーマンス", _I)),
+    ("docs", lazy_re(r"\b(?:docs?|document\w*|readme|documenta\w*)\b|文档|문서|ドキュメント", _I)),
+    ("fix", lazy_re(r"\b(?:fix|bug|broken|fail\w*|error|crash\w*|corrigir|erro|arreglar|falla)\b|修复|错误|버그|오류|バグ|エラー", _I)),
+)
+
+
+def debt_type(text: str) -> str:
+    """The Deferred-Debt type of a work item: security, test, perf, docs, fix (by its words in any of the
+    languages), else ``todo``."""
+    for name, pattern in _DEBT_TYPES:
+        if pattern.search(text):
+            return name
+    return "todo"
+
+
+def remaining(text: str) -> Verdict:
+    """Where a Position.Remaining item goes: Open-Questions (a question the user was asked), Deferred-Debt
+    (unfinished work, with its ``type``) or left out (an offer, a question naming nothing, a procedural step)."""
+    line = text.strip()
+    if lx.QUESTION.search(line):
+        labelled = _LABEL_PREFIX.match(line)
+        question = labelled["rest"] if labelled and not lx.QUESTION.search(labelled["label"]) else line
+        if lx.OFFER.search(question):
+            return skip(OFFER, line)
+        if not subject_words(question):
+            return skip(NO_SUBJECT, line)
+        return Verdict("Open-Questions", text=question)
+    if head_action(line) == "session" and not lx.LASTING.search(line):
+        return skip(STEP, line)
+    if _NOT_RUN.search(line):
+        return skip(INTERRUPTED, line)
+    if _SECOND_PERSON.search(_BACKTICK.sub(" ", line)):
+        return skip(FOR_THE_USER, line)
+    if lx.NARRATION.search(line):
+        return skip(NARRATION, line)
+    return Verdict("Deferred-Debt", text=line, type=debt_type(line))
+
+
+# --- goals --------------------------------------------------------------------------------------------------
+
+
+def goals(text: str) -> list[str]:
+    """The goals the user states explicitly in ``text`` ("the goal is X", "our priority: X", "目标是 X", "목표는 X",
+    "目標は X", "o objetivo é X", "el objetivo es X"), each as the sentence that states it, in order."""
+    found: list[str] = []
+    for match in lx.GOAL.finditer(text or ""):
+        value = next((g for g in match.groups() if g), "")
+        if subject_words(value) and head_action(value) != "session":
+            sentence = match.group(0).strip().lstrip(".!?;").strip()
+            if sentence not in found:
+                found.append(sentence)
+    return found
