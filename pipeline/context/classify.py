@@ -81,13 +81,15 @@ def skip(reason: str, text: str = "") -> Verdict:
 
 # --- shared structure ---------------------------------------------------------------------------------------
 
-_WORD = lazy_re(r"[^\W\d_][\w'’-]*")
+_NOT_LATIN = "\\W\\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_WORD = lazy_re(rf"[^{_NOT_LATIN}]+(?:['’-][^{_NOT_LATIN}]+)*")
+"""A word in a script with spaces (a CJK run inside it is not part of it: ``GraphQLを使う`` -> ``GraphQL``)."""
 _CJK_RUN = lazy_re(r"[\u3400-\u9fff\uac00-\ud7af\u30a0-\u30ff]{2,}")
 _BACKTICK = lazy_re(r"`([^`]+)`")
 _COMMAND_SHAPE = lazy_re(r"(?:[A-Z_][A-Z0-9_]*=\S+\s+)*(?:sudo\s+)?[a-z.][\w.+-]*(?:\s+[-\w./:=@'\"~*$<>|&;\[\]{},]+)+")
 _DETERMINER = lazy_re(
     r"(?:the|a|an|this|that|these|those|all|any|each|my|our|your|it|them|some|both|up|out|off|over|back|on|with|"
-    r"to|and|again|now|ahead|two|three|four|several|o|os|as|um|uma|el|la|los|las|un|una|esse|essa|isso|isto|todo|todos|todas|tudo|"
+    r"to|and|again|now|ahead|two|three|four|several|de|do|da|dos|das|del|al|o|os|as|um|uma|el|la|los|las|un|una|esse|essa|isso|isto|todo|todos|todas|tudo|"
     r"PR|MR|pr|branch|commits?|changes?|tests?|builds?|server|app|script|commands?|migrations?|deploy(?:ment)?|"
     r"main|master|origin|HEAD)\b|[`'\"(#/\d~.]|[\w.-]+/[\w.-]+",
     _I,
@@ -108,8 +110,6 @@ def subject_words(text: str) -> list[str]:
     for word in _WORD.findall(text):
         low = word.casefold().strip("'’-")
         if low in STOP_WORDS or low in lx.GENERIC_NOUNS or low in _NEGATION or lx.DEICTIC.fullmatch(low):
-            continue
-        if lx.CJK.search(word):
             continue
         words.append(low)
     stripped = lx.DEICTIC.sub(" ", text)
@@ -249,11 +249,11 @@ def _attribution_only(reasoning: str) -> bool:
 
 # --- facts --------------------------------------------------------------------------------------------------
 
-_TRIAL = lazy_re(r"^`(?P<cmd>[^`]+)`\s+(?:failed|was\s+blocked|errored|crashed|timed\s+out)\b(?P<error>.*)", _I | re.S)
+_TRIAL = lazy_re(r"^`(?P<cmd>[^`]+)`\s+(?P<verb>failed|was\s+blocked|errored|crashed|timed\s+out)\b(?P<error>.*)", _I | re.S)
 ENV_ERROR = lazy_re(
     r"command\s+not\s+found|not\s+found:\s*command|no\s+module\s+named|modulenotfounderror|failed\s+to\s+spawn|"
     r"not\s+installed|is\s+not\s+recognized|permission|EACCES|\bblocked\b|\bdenied\b|not\s+authenticated|"
-    r"unauthori[sz]ed|externally[- ]managed|not\s+a\s+git\s+repository|connection\s+refused|ECONNREFUSED|"
+    r"unauthori[sz]ed|externally[- ]managed|connection\s+refused|ECONNREFUSED|"
     r"address\s+already\s+in\s+use|EADDRINUSE|no\s+such\s+command|unknown\s+command|ERESOLVE|peer\s+dep|"
     r"legacy-peer-deps|unsupported\s+(?:python|node|engine)|requires\s+(?:python|node)",
     _I,
@@ -311,7 +311,8 @@ def fact(text: str) -> Verdict:
         worked = _WORKED.search(error)
         if worked and worked["cmd"].strip() == trial["cmd"].strip():  # the same command worked on a later try
             return skip(ONE_OFF_FAILURE, line)
-        if ENV_ERROR.search(error) and not _SESSION_ERROR.search(error):
+        blocked = trial["verb"].lower().startswith("was")  # a hook or a policy refuses it: a standing trap
+        if (blocked or ENV_ERROR.search(error)) and not _SESSION_ERROR.search(error):
             return Verdict("Notes", text=line)
         return skip(ONE_OFF_FAILURE, line)
     if _PASTED.search(line):
@@ -320,7 +321,8 @@ def fact(text: str) -> Verdict:
         return skip(ONE_OFF_FAILURE, line)
     if _HARNESS.match(line):
         return skip(HARNESS, line)
-    if lx.THE_USER.search(line) or lx.RFC_KEYWORD.search(line):
+    if lx.RFC_KEYWORD.search(line) or (lx.THE_USER.search(line) and (_IMPERATIVE.match(line) or rule(
+            lx.THE_USER.sub("them", line)))):
         return skip(PROMPT_TEXT, line)
     if any(lx.NARRATION.search(sentence.strip()) for sentence in _SENTENCE.split(line) if sentence.strip()):
         return skip(NARRATION, line)
@@ -356,7 +358,7 @@ def rule(text: str, *, standing: bool = False) -> str | None:
     if lx.THE_USER.search(text) or lx.RFC_KEYWORD.search(text) or text.rstrip().endswith((":", "：")):
         return None
     for offset, clause in _clauses(text):
-        if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause):
+        if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause) or lx.ONE_OFF.search(clause):
             continue
         cjk = lx.CJK.search(clause) is not None
         prohibited = lx.PROHIBITION.search(clause)
@@ -398,13 +400,14 @@ def _term_ok(term: str) -> bool:
     bare = term.strip("*_` ").casefold()
     if not bare or bare in _TERM_LABELS or "`" in term or _SHELL_WORD.match(bare) or re.search(r"\s--?\w", bare):
         return False
-    return len(term.split()) <= 4 and not lx.NARRATION.match(term) and not head_action(term)
+    return (len(term.split()) <= 4 and not lx.NARRATION.match(term) and not head_action(term)
+            and not _IMPERATIVE.match(term))
 
 
 # --- remaining items ----------------------------------------------------------------------------------------
 
 _DEBT_TYPES: tuple[tuple[str, object], ...] = (
-    ("security", lazy_re(r"\b(?:security|secret|credential|vulnerab\w*|cve|segurança|seguridad)\b|安全|보안|セキュリティ", _I)),
+    ("security", lazy_re(r"\b(?:security|secrets?|credentials?|vulnerab\w*|cves?|segurança|seguridad)\b|安全|보안|セキュリティ", _I)),
     ("test", lazy_re(r"\b(?:tests?|testing|coverage|pytest|jest|vitest|spec|teste|testes|prueba|pruebas)\b|测试|테스트|テスト", _I)),
     ("perf", lazy_re(r"\b(?:perf|performance|slow|latency|memory|desempenho|rendimiento)\b|性能|성능|パフォーマンス", _I)),
     ("docs", lazy_re(r"\b(?:docs?|document\w*|readme|documenta\w*)\b|文档|문서|ドキュメント", _I)),
@@ -453,7 +456,8 @@ def goals(text: str) -> list[str]:
     found: list[str] = []
     for match in lx.GOAL.finditer(text or ""):
         value = next((g for g in match.groups() if g), "")
-        if subject_words(value) and head_action(value) != "session":
+        infinitive = re.sub(r"^(?:to|para|que)\s+", "", value.strip(), flags=_I)
+        if subject_words(value) and (lx.CJK.search(value) or head_action(infinitive) != "session"):
             sentence = match.group(0).strip().lstrip(".!?;").strip()
             if sentence not in found:
                 found.append(sentence)

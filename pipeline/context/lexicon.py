@@ -143,7 +143,8 @@ LASTING = lazy_re(
 )
 ONE_OFF = lazy_re(
     r"\b(?:for\s+now|right\s+now|yet|this\s+time|for\s+the\s+moment|temporarily|today|again|first)\b|"
-    r"\b(?:por\s+enquanto|por\s+agora|desta\s+vez|de\s+novo|primeiro|hoje|por\s+ahora|esta\s+vez|primero|hoy)\b|"
+    r"\b(?:por\s+enquanto|por\s+agora|agora|ainda|desta\s+vez|de\s+novo|primeiro|hoje|por\s+ahora|ahora|"
+    r"todav[ií]a|a[uú]n|esta\s+vez|primero|hoy)\b|"
     r"先|暂时|这次|本次|今天|再|먼저|일단|이번|오늘|다시|先に|まず|とりあえず|今回|今日|もう一度",
     _I,
 )

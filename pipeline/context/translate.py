@@ -110,19 +110,25 @@ def _decisions(state: AgentState, day: str, clean: Masker, delta: ContextDelta) 
         delta.entries.append(DeltaEntry(section="Decisions", key=key, text=text, date=date, redacted=hidden))
 
 
+PROMPT_LINES = 3
+"""A state with this many Established Facts in a prompt's words (RFC 2119 MUST/SHOULD, "the user") took in a
+pasted prompt or command template: its rule-like lines are the template's, not the user's (``_facts``)."""
+
+
 def _facts(state: AgentState, clean: Masker, delta: ContextDelta) -> None:
     facts = [f.text for f in state.facts]
     rules: list[tuple[str, int]] = []
+    rows = []
     for raw, keep in zip(facts, outside_fences(facts)):
         text, hidden = clean(raw)
         text = reduce_text(text)
-        if not text:
-            continue
-        if not keep:
-            _skip(delta, "Established Facts", text, classify.PASTED)
-            continue
-        verdict = classify.fact(text)
-        if verdict.target == "Conventions":
+        if text:
+            rows.append((text, hidden, classify.fact(text) if keep else classify.skip(classify.PASTED, text)))
+    templated = sum(1 for _, _, verdict in rows if verdict.reason == classify.PROMPT_TEXT) >= PROMPT_LINES
+    for text, hidden, verdict in rows:
+        if verdict.target == "Conventions" and templated:
+            _skip(delta, "Established Facts", text, classify.PROMPT_TEXT)
+        elif verdict.target == "Conventions":
             rules.append((verdict.text, hidden))
         elif verdict.target == "Glossary" and verdict.term:
             delta.entries.append(DeltaEntry(section="Glossary", key=verdict.term, text=verdict.text, redacted=hidden))
