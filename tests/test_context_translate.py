@@ -135,3 +135,18 @@ def test_translate_masker_masks_before_keys_and_counts():
     assert entry.section == "Conventions" and secret not in entry.text and secret.lower() not in entry.key
     assert (entry.text, entry.redacted) == ("never commit <REDACTED> or any other staging key", 1)
     assert (delta.debts[0].what, delta.debts[0].redacted) == ("rotate <REDACTED>", 1)
+
+
+def test_rules_of_a_state_that_took_in_a_prompt_template_are_the_templates():
+    """Rule-like facts beside three or more lines in a prompt's words (RFC 2119 MUST, "the user") come from a pasted
+    prompt or command template, not from the user (issue 26: Conventions hold the user's rules)."""
+    template = ["Agents MUST read the spec before coding.", "You MUST keep the user input verbatim.",
+                "Each phase MUST end with a checkpoint.", "Always operate on the existing spec file."]
+    delta = translate(AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
+                                 facts=[Fact(text=t) for t in template]))
+    assert [e for e in delta.entries if e.section == "Conventions"] == []
+    assert [s.reason for s in delta.skipped] == ["prompt text, not the user's words"] * 4
+    own = translate(AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
+                               facts=[Fact(text=template[0]), Fact(text="Always operate on the existing spec file.")]))
+    assert [(e.key, e.text) for e in own.entries] == [("always-operate-existing-spec",
+                                                      "Always operate on the existing spec file.")]

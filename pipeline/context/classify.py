@@ -370,7 +370,8 @@ def rule(text: str, *, standing: bool = False) -> str | None:
         started = lx.RULE_START.search(clause)
         if started and (cjk or started.start() == 0):
             return text[offset:].strip()
-        if standing and offset == 0 and (_IMPERATIVE.match(clause) or head_action(clause)) and subject_words(clause):
+        if (standing and offset == 0 and (_IMPERATIVE.match(clause) or head_action(clause)) and subject_words(clause)
+                and decision("APPROVED", clause).reason not in (PROCEDURAL, COMMAND, TEMPORARY, REQUEST)):
             return text.strip()
     return None
 
@@ -417,9 +418,10 @@ _DEBT_TYPES: tuple[tuple[str, object], ...] = (
 
 def debt_type(text: str) -> str:
     """The Deferred-Debt type of a work item: security, test, perf, docs, fix (by its words in any of the
-    languages), else ``todo``."""
+    languages, commands in backticks aside: "Get `make docs` succeeding" is a fix), else ``todo``."""
+    prose = _BACKTICK.sub(" ", text)
     for name, pattern in _DEBT_TYPES:
-        if pattern.search(text):
+        if pattern.search(prose):
             return name
     return "todo"
 

@@ -129,10 +129,10 @@ GENERIC_NOUNS = frozenset(
 )
 
 LASTING = lazy_re(
-    r"\b(?:instead\s+of|rather\s+than|in\s+favou?r\s+of|so\s+that|every(?:\s+time)?|each\s+time|always|never|"
+    r"\b(?:instead\s+of|rather\s+than|in\s+favou?r\s+of|so\s+that|every(?:\s+time)?|each|always|never|"
     r"by\s+default|from\s+now\s+on|going\s+forward|whenever|automatically|on\s+every|for\s+all|based\s+on|"
     r"depending\s+on|no\s+longer|anymore|permanently)\b|"
-    r"\b(?:em\s+vez\s+de|ao\s+inv[eé]s\s+de|no\s+lugar\s+de|sempre|cada\s+vez|toda\s+vez|por\s+padr[aã]o|"
+    r"\b(?:em\s+vez\s+de|ao\s+inv[eé]s\s+de|no\s+lugar\s+de|sempre|cada|toda\s+vez|por\s+padr[aã]o|"
     r"daqui\s+(?:em\s+diante|pra\s+frente)|a\s+partir\s+de\s+agora|automaticamente|nunca|jamais|"
     r"en\s+lugar\s+de|en\s+vez\s+de|siempre|por\s+defecto|de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+ahora|"
     r"autom[aá]ticamente|jam[aá]s)\b|"
