@@ -265,3 +265,15 @@ def test_goals_only_from_explicit_words(workflow, goal):
 ])
 def test_a_task_list_has_no_goal(workflow):
     assert c.goals(workflow) == []
+
+
+@pytest.mark.parametrize("what", [
+    "add a retry with exponential backoff to the client wrapper, keyed by an idempotency key",
+    "implement the cache using Redis hashes",
+    "adicionar uma fila de reenvio com backoff exponencial",
+])
+def test_an_approved_edit_that_names_how_the_project_works_is_a_decision(what):
+    """An approval of a proposal ("yes, do that") is a decision when the edit names a mechanism (DESIGN.md: user
+    approvals of a proposal); "fix that error" names none."""
+    assert c.decision("APPROVED", what, 'user approved ("yes, do that")').target == "Decisions"
+    assert c.decision("APPROVED", "fix that error with the linter", 'user approved ("yes")').target is None

@@ -232,13 +232,29 @@ def decision(status: str, what: str, reasoning: str = "") -> Verdict:
     action = head_action(text)
     if action == "session" and not lasting:
         return skip(procedural, text)
-    if action == "edit" and not lasting and _attribution_only(reasoning):
+    if action == "edit" and not lasting and _attribution_only(reasoning) and not _designs(text):
         return skip(procedural, text)
     if not lasting and lx.ONE_OFF.search(text):
         return skip(TEMPORARY, text)
     if not subject_words(text):
         return skip(NO_SUBJECT, text)
     return Verdict("Decisions", text=text)
+
+
+_HOW = lazy_re(
+    r"\b(?:with|using|via|keyed\s+by|backed\s+by|based\s+on|through|com|usando|con|mediante|por\s+meio\s+de)\b|"
+    r"使用|采用|사용해|을\s*통해|를\s*통해|を使って|を用いて",
+    _I,
+)
+
+
+def _designs(text: str) -> bool:
+    """True when an edit names *how* the project will work: a non-deictic object and a mechanism ("add a retry
+    with exponential backoff, keyed by an idempotency key"), not one step ("fix that error")."""
+    body = lx.LEAD_IN.sub("", text.strip())
+    rest = body.split(None, 1)[1] if len(body.split(None, 1)) > 1 else ""
+    rest = re.sub(r"^(?:the|a|an|o|a|um|uma|el|la|un|una)\s+", "", rest, flags=_I)
+    return bool(rest) and not lx.DEICTIC.match(rest) and bool(_HOW.search(text)) and len(subject_words(rest)) >= 2
 
 
 def _attribution_only(reasoning: str) -> bool:
