@@ -20,149 +20,26 @@ The classification reads *structure*, in any language the lexicon knows (``pipel
   Open-Questions, a procedural step is left out, other unfinished work goes to Deferred-Debt with a type;
 * **goals** (``goals``): only the user's explicit "the goal is …" / "目标是 …" sentences.
 
-Pure functions on strings; no I/O.
+Pure functions on strings; no I/O.  The verdict, the reasons and the structural readings they share live in
+``pipeline.context.structure``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 from pipeline.context import lexicon as lx
-from pipeline.context.keys import GENERIC_LABELS, STOP_WORDS, split_term
+from pipeline.context.keys import GENERIC_LABELS, split_term
+# the reasons are re-exported: callers and tests read them here
+from pipeline.context.structure import (  # noqa: F401
+    BACKTICK, COMMAND, COMMAND_SHAPE, DECLINED_ACTION, FOR_THE_USER, FRAGMENT, GUESS, HARNESS, INTERRUPTED, NARRATION,
+    NO_SUBJECT, OBSERVATION, OFFER, ONE_OFF_FAILURE, PASTED, PLACEHOLDER, PLAN, PROCEDURAL, PROGRESS, PROMPT_TEXT,
+    REQUEST, SHELL_WORD, STEP, TASK_LIST, TEMPORARY, Verdict, clauses, command_shaped, head_action, skip, subject_words,
+)
 from pipeline.lazyre import lazy_re
 
 _I = re.IGNORECASE
-
-# Reasons an item is left out (the preview's ``Skipped: <what> (<reason>)``).
-PROCEDURAL = "procedural approval"
-DECLINED_ACTION = "declined session action"
-PLAN = "plan approval (task list)"
-COMMAND = "command run in the session"
-PLACEHOLDER = "placeholder, not a choice"
-NO_SUBJECT = "names no lasting subject"
-TEMPORARY = "temporary, not a lasting choice"
-PROMPT_TEXT = "prompt text, not the user's words"
-NARRATION = "assistant's narration"
-REQUEST = "one-off request"
-ONE_OFF_FAILURE = "one-off failure"
-PASTED = "pasted output"
-HARNESS = "harness error"
-PROGRESS = "progress report"
-OBSERVATION = "one-off observation"
-OFFER = "assistant's offer"
-STEP = "procedural step"
-TASK_LIST = "task list"
-INTERRUPTED = "step interrupted or not allowed, not a failure"
-FOR_THE_USER = "instruction for the user, not project work"
-FRAGMENT = "fragment that needs the message around it"
-GUESS = "a guess, not an established fact"
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """Where one item goes: ``target`` is a CONTEXT.md section name (Decisions, Conventions, Glossary, Notes,
-    Deferred-Debt, Open-Questions, Goals) or None when it is left out, with ``reason`` saying why.  ``text`` is what
-    to write (the item, or the part of it that holds the rule/question); ``term`` the Glossary term; ``type`` the
-    Deferred-Debt type."""
-
-    target: str | None
-    reason: str | None = None
-    text: str = ""
-    term: str | None = None
-    type: str | None = None
-
-
-def skip(reason: str, text: str = "") -> Verdict:
-    """A verdict that leaves the item out for ``reason``."""
-    return Verdict(None, reason, text)
-
-
-# --- shared structure ---------------------------------------------------------------------------------------
-
-_NOT_LATIN = "\\W\\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
-_WORD = lazy_re(rf"[^{_NOT_LATIN}]+(?:['’-][^{_NOT_LATIN}]+)*")
-"""A word in a script with spaces (a CJK run inside it is not part of it: ``GraphQLを使う`` -> ``GraphQL``)."""
-_CJK_RUN = lazy_re(r"[\u3400-\u9fff\uac00-\ud7af\u30a0-\u30ff]{2,}")
-_BACKTICK = lazy_re(r"`([^`]+)`")
-_COMMAND_SHAPE = lazy_re(r"(?:[A-Z_][A-Z0-9_]*=\S+\s+)*(?:sudo\s+)?[a-z.][\w.+-]*(?:\s+[-\w./:=@'\"~*$<>|&;\[\]{},]+)+")
-_DETERMINER = lazy_re(
-    r"(?:the|a|an|this|that|these|those|all|any|each|my|our|your|it|them|some|both|up|out|off|over|back|on|with|"
-    r"to|and|again|now|ahead|two|three|four|several|de|do|da|dos|das|del|al|o|os|as|um|uma|el|la|los|las|un|una|esse|essa|isso|isto|todo|todos|todas|tudo|"
-    r"PR|MR|pr|branch|commits?|changes?|tests?|builds?|server|app|script|commands?|migrations?|deploy(?:ment)?|"
-    r"main|master|origin|HEAD)\b|[`'\"(#/\d~.]|[\w.-]+/[\w.-]+",
-    _I,
-)
-_SHELL_WORD = lazy_re(
-    r"(?:git|npm|pnpm|yarn|npx|uv|uvx|pip3?|python3?|make|cmake|cargo|go|docker|kubectl|bash|sh|zsh|cd|rm|ls|cat|"
-    r"curl|wget|node|deno|bun|conda|brew|apt(?:-get)?|sudo|ssh|scp|rsync|mkdir|cp|mv|chmod|chown|grep|rg|sed|awk|"
-    r"tar|gh|terraform|helm|mvn|gradle|dotnet|java|ruby|gem|bundle|rails|php|composer)(?:\s|$)",
-    _I,
-)
-_NEGATION = frozenset("no not never don't dont doesn't do".split())
-
-
-def subject_words(text: str) -> list[str]:
-    """The words of ``text`` that name something: Latin words that are not function words, deictics, negations or
-    generic nouns (``approach``, ``option``, ``change``…), plus runs of two or more CJK characters without a deictic."""
-    words = []
-    for word in _WORD.findall(text):
-        low = word.casefold().strip("'’-")
-        if low in STOP_WORDS or low in lx.GENERIC_NOUNS or low in _NEGATION or lx.DEICTIC.fullmatch(low):
-            continue
-        words.append(low)
-    stripped = lx.DEICTIC.sub(" ", text)
-    words += _CJK_RUN.findall(stripped)
-    return words
-
-
-def head_action(text: str) -> str | None:
-    """``"session"`` or ``"edit"`` when ``text`` is headed by an action verb of a working session (module
-    docstring), else None.  Latin script: the first word after lead-ins ("ok", "let's", "pode", "por favor"),
-    followed by an object that points at the session (a determiner, a deictic, a command, a path, a PR…) or by
-    nothing; CJK: a session verb anywhere (Korean and Japanese put the verb last)."""
-    body = lx.LEAD_IN.sub("", text.strip()).strip()
-    if not body:
-        return None
-    for kind, latin, cjk in (("session", lx.SESSION_VERB_LATIN, lx.SESSION_VERB_CJK),
-                             ("edit", lx.EDIT_VERB_LATIN, lx.EDIT_VERB_CJK)):
-        head = latin.match(body)
-        if head and not re.match(r"[-_\w]", body[head.end():head.end() + 1]):
-            rest = body[head.end():].lstrip(" ,:")
-            if not rest or _DETERMINER.match(rest) or len(body.split()) <= 3:
-                return kind
-        if lx.CJK.search(body[:12]) and cjk.search(body):
-            return kind
-    return None
-
-
-def command_shaped(text: str) -> bool:
-    """True when ``text`` is (or names, after "run", "running", "the") a shell command in backticks:
-    ``running `npm install x` ``, ``The `firebase deploy` command``."""
-    body = re.sub(r"^(?:the\s+|a\s+)?(?:(?:re)?run(?:ning)?|execut(?:e|ing)|invok(?:e|ing)|call(?:ing)?|type|typing)?\s*",
-                  "", text.strip(), flags=_I)
-    quoted = _BACKTICK.match(body)
-    if quoted is None:
-        return False
-    inner = quoted.group(1).strip()
-    return bool(_COMMAND_SHAPE.fullmatch(inner)) or inner.startswith(("[\"bash", "['bash", "bash ", "sh "))
-
-
-def _clauses(text: str) -> list[tuple[int, str]]:
-    """``(offset, clause)`` pieces of ``text`` cut at sentence and clause punctuation and at ", but/and/so"."""
-    out, start = [], 0
-    for match in re.finditer(r"[;；:：。！!?？]\s*|\.\s+|,\s*(?:but|and|so|then|mas|pero|y|e)?\s*|，|、|\s[—–-]\s|[()（）]",
-                             text, flags=_I):
-        piece = text[start:match.start()]
-        if piece.strip():
-            out.append((start + len(piece) - len(piece.lstrip()), piece.strip()))
-        start = match.end()
-    if text[start:].strip():
-        tail = text[start:]
-        out.append((start + len(tail) - len(tail.lstrip()), tail.strip()))
-    return out
-
 
 # --- decisions ----------------------------------------------------------------------------------------------
 
@@ -350,7 +227,7 @@ def fact(text: str) -> Verdict:
         return Verdict("Glossary", text=defined[1], term=defined[0])
     if lx.PROGRESS.search(line) and not lx.CAUSE.search(line):
         return skip(PROGRESS, line)
-    if lx.HEDGE.search(_BACKTICK.sub(" ", line)):
+    if lx.HEDGE.search(BACKTICK.sub(" ", line)):
         return skip(GUESS, line)
     if lx.ANAPHORIC.search(line):
         return skip(FRAGMENT, line)
@@ -360,7 +237,7 @@ def fact(text: str) -> Verdict:
         return skip(REQUEST, line)
     if line.rstrip().endswith((":", "：")):
         return skip(OBSERVATION, line)
-    prose = _BACKTICK.sub(" ", line)
+    prose = BACKTICK.sub(" ", line)
     if lx.ENVIRONMENT.search(prose) or lx.GENERAL.search(prose):
         return Verdict("Notes", text=line)
     return skip(OBSERVATION, line)
@@ -373,7 +250,7 @@ def rule(text: str, *, standing: bool = False) -> str | None:
     file that is itself standing instructions (CLAUDE.md, AGENTS.md), where a plain imperative is a rule too."""
     if lx.THE_USER.search(text) or lx.RFC_KEYWORD.search(text) or text.rstrip().endswith((":", "：")):
         return None
-    for offset, clause in _clauses(text):
+    for offset, clause in clauses(text):
         if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause) or lx.ONE_OFF.search(clause):
             continue
         cjk = lx.CJK.search(clause) is not None
@@ -415,7 +292,7 @@ def definition(text: str) -> tuple[str, str] | None:
 
 def _term_ok(term: str) -> bool:
     bare = term.strip("*_` ").casefold()
-    if not bare or bare in _TERM_LABELS or "`" in term or _SHELL_WORD.match(bare) or re.search(r"\s--?\w", bare):
+    if not bare or bare in _TERM_LABELS or "`" in term or SHELL_WORD.match(bare) or re.search(r"\s--?\w", bare):
         return False
     return (len(term.split()) <= 4 and not lx.NARRATION.match(term) and not head_action(term)
             and not _IMPERATIVE.match(term))
@@ -435,7 +312,7 @@ _DEBT_TYPES: tuple[tuple[str, object], ...] = (
 def debt_type(text: str) -> str:
     """The Deferred-Debt type of a work item: security, test, perf, docs, fix (by its words in any of the
     languages, commands in backticks aside: "Get `make docs` succeeding" is a fix), else ``todo``."""
-    prose = _BACKTICK.sub(" ", text)
+    prose = BACKTICK.sub(" ", text)
     for name, pattern in _DEBT_TYPES:
         if pattern.search(prose):
             return name
@@ -458,7 +335,7 @@ def remaining(text: str) -> Verdict:
         return skip(STEP, line)
     if _NOT_RUN.search(line):
         return skip(INTERRUPTED, line)
-    if _SECOND_PERSON.search(_BACKTICK.sub(" ", line)):
+    if _SECOND_PERSON.search(BACKTICK.sub(" ", line)):
         return skip(FOR_THE_USER, line)
     if lx.NARRATION.search(line):
         return skip(NARRATION, line)
