@@ -33,7 +33,7 @@ from pipeline.context import lexicon as lx
 from pipeline.context.keys import GENERIC_LABELS, split_term
 # the reasons are re-exported: callers and tests read them here
 from pipeline.context.structure import (  # noqa: F401
-    BACKTICK, COMMAND, COMMAND_SHAPE, DECLINED_ACTION, FOR_THE_USER, FRAGMENT, GUESS, HARNESS, INTERRUPTED, NARRATION,
+    BACKTICK, COMMAND, DECLINED_ACTION, FOR_THE_USER, FRAGMENT, GUESS, HARNESS, INTERRUPTED, NARRATION,
     NO_SUBJECT, OBSERVATION, OFFER, ONE_OFF_FAILURE, PASTED, PLACEHOLDER, PLAN, PROCEDURAL, PROGRESS, PROMPT_TEXT,
     REQUEST, SHELL_WORD, STEP, TASK_LIST, TEMPORARY, Verdict, clauses, command_shaped, head_action, skip, subject_words,
 )
