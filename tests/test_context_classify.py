@@ -277,3 +277,24 @@ def test_an_approved_edit_that_names_how_the_project_works_is_a_decision(what):
     approvals of a proposal); "fix that error" names none."""
     assert c.decision("APPROVED", what, 'user approved ("yes, do that")').target == "Decisions"
     assert c.decision("APPROVED", "fix that error with the linter", 'user approved ("yes")').target is None
+
+
+@pytest.mark.parametrize("fact", [
+    "When the page scrolls, the header must stay visible so it is never cut off",
+    "The export should finish in under a minute",
+    "O relatório deve mostrar o total por cliente",
+    "エクスポートは1分以内に終わるべきです",
+])
+def test_a_requirement_of_the_task_is_no_finding(fact):
+    assert c.fact(fact).reason == c.REQUIREMENT
+
+
+def test_a_command_blocked_for_a_session_reason_is_no_trap():
+    assert c.fact("`git commit -m x` was blocked: fatal: cannot lock ref 'HEAD': Unable to create 'HEAD.lock'").reason \
+        == c.ONE_OFF_FAILURE
+
+
+def test_a_word_of_the_command_that_worked_does_not_make_a_failure_a_trap():
+    fact = ("`git checkout main` failed (CONFLICT (content): Merge conflict in app.log); "
+            "`git commit -m \"Hook cleanup\"` worked")
+    assert c.fact(fact).reason == c.ONE_OFF_FAILURE

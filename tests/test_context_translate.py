@@ -142,10 +142,12 @@ def test_rules_of_a_state_that_took_in_a_prompt_template_are_the_templates():
     prompt or command template, not from the user (issue 26: Conventions hold the user's rules)."""
     template = ["Agents MUST read the spec before coding.", "You MUST keep the user input verbatim.",
                 "Each phase MUST end with a checkpoint.", "Always operate on the existing spec file."]
-    delta = translate(AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
-                                 facts=[Fact(text=t) for t in template]))
-    assert [e for e in delta.entries if e.section == "Conventions"] == []
-    assert [s.reason for s in delta.skipped] == ["prompt text, not the user's words"] * 4
+    delta = translate(AgentState(
+        stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z", facts=[Fact(text=t) for t in template],
+        decisions=[Decision(timestamp="2026-03-12T07:00:00Z", status="REJECTED", what="two low-impact questions",
+                            reasoning="Ensure coverage balance: cover the highest impact areas first")]))
+    assert [e for e in delta.entries if e.section in ("Conventions", "Decisions")] == []
+    assert [s.reason for s in delta.skipped] == ["prompt text, not the user's words"] * 5
     own = translate(AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
                                facts=[Fact(text=template[0]), Fact(text="Always operate on the existing spec file.")]))
     assert [(e.key, e.text) for e in own.entries] == [("always-operate-existing-spec",

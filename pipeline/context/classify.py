@@ -35,7 +35,7 @@ from pipeline.context.keys import GENERIC_LABELS, split_term
 from pipeline.context.structure import (  # noqa: F401
     BACKTICK, COMMAND, DECLINED_ACTION, FOR_THE_USER, FRAGMENT, GUESS, HARNESS, INTERRUPTED, NARRATION,
     NO_SUBJECT, OBSERVATION, OFFER, ONE_OFF_FAILURE, PASTED, PLACEHOLDER, PLAN, PROCEDURAL, PROGRESS, PROMPT_TEXT,
-    REQUEST, SHELL_WORD, STEP, TASK_LIST, TEMPORARY, Verdict, clauses, command_shaped, head_action, skip, subject_words,
+    REQUEST, REQUIREMENT, SHELL_WORD, STEP, TASK_LIST, TEMPORARY, Verdict, clauses, command_shaped, head_action, skip, subject_words,
 )
 from pipeline.lazyre import lazy_re
 
@@ -134,6 +134,11 @@ def _designs(text: str) -> bool:
     return bool(rest) and not lx.DEICTIC.match(rest) and bool(_HOW.search(text)) and len(subject_words(rest)) >= 2
 
 
+def instruction(text: str) -> bool:
+    """True when ``text`` is an instruction (an imperative: "Ensure coverage balance: …", "make sure …")."""
+    return bool(text.strip()) and bool(_IMPERATIVE.match(text.strip()) or head_action(text) is not None)
+
+
 def _attribution_only(reasoning: str) -> bool:
     """True when a decision's reasoning only says who decided ("user approved (\"yes\")", "stated by the
     assistant", a bare quote) and gives no technical why."""
@@ -146,7 +151,8 @@ _TRIAL = lazy_re(r"^`(?P<cmd>[^`]+)`\s+(?P<verb>failed|was\s+blocked|errored|cra
 ENV_ERROR = lazy_re(
     r"command\s+not\s+found|not\s+found:\s*command|no\s+module\s+named|modulenotfounderror|failed\s+to\s+spawn|"
     r"not\s+installed|is\s+not\s+recognized|permission|EACCES|\bblocked\b|\bdenied\b|not\s+authenticated|"
-    r"unauthori[sz]ed|externally[- ]managed|connection\s+refused|ECONNREFUSED|"
+    r"unauthori[sz]ed|externally[- ]managed|connection\s+refused|ECONNREFUSED|\bhook\b|\bpolicy\b|sandbox|"
+    r"not\s+allowed|"
     r"address\s+already\s+in\s+use|EADDRINUSE|no\s+such\s+command|unknown\s+command|ERESOLVE|peer\s+dep|"
     r"legacy-peer-deps|unsupported\s+(?:python|node|engine)|requires\s+(?:python|node)",
     _I,
@@ -189,6 +195,12 @@ _IMPERATIVE = lazy_re(
     r"evite|garanta|certifique|aseg[uú]rate|evita|mant[eé]n|usa|no\s+\w+|n[aã]o\s+\w+)\b",
     _I,
 )
+_REQUIRED = lazy_re(
+    r"\b(?:must|should|shall|has\s+to|have\s+to|deve|devem|debe|deben|tem\s+que|tiene\s+que)\b|"
+    r"必须|应该|应当|해야|なければならない|べき",
+    _I,
+)
+"""A requirement ("the viewport must snap …") states what the work should achieve, not what was found."""
 _LABEL_PREFIX = lazy_re(r"^(?P<label>[^:：`\"]{1,40})[:：]\s+(?P<rest>\S.*)$")
 
 
@@ -204,8 +216,8 @@ def fact(text: str) -> Verdict:
         worked = _WORKED.search(error)
         if worked and worked["cmd"].strip() == trial["cmd"].strip():  # the same command worked on a later try
             return skip(ONE_OFF_FAILURE, line)
-        blocked = trial["verb"].lower().startswith("was")  # a hook or a policy refuses it: a standing trap
-        if (blocked or ENV_ERROR.search(error)) and not _SESSION_ERROR.search(error):
+        reported = error[: worked.start()] if worked else error  # the failure, not the command that worked
+        if ENV_ERROR.search(reported) and not _SESSION_ERROR.search(reported):
             return Verdict("Notes", text=line)
         return skip(ONE_OFF_FAILURE, line)
     if _PASTED.search(line):
@@ -233,6 +245,8 @@ def fact(text: str) -> Verdict:
         return skip(FRAGMENT, line)
     if _DURABLE_LABEL.match(line) or lx.CAUSE.search(line):
         return Verdict("Notes", text=line)
+    if _REQUIRED.search(BACKTICK.sub(" ", line)):
+        return skip(REQUIREMENT, line)
     if _IMPERATIVE.match(line) or head_action(line):
         return skip(REQUEST, line)
     if line.rstrip().endswith((":", "：")):

@@ -40,6 +40,7 @@ INTERRUPTED = "step interrupted or not allowed, not a failure"
 FOR_THE_USER = "instruction for the user, not project work"
 FRAGMENT = "fragment that needs the message around it"
 GUESS = "a guess, not an established fact"
+REQUIREMENT = "a requirement of the task, not a finding"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timezone
 
-from pipeline.context import classify
+from pipeline.context import classify, lexicon
 from pipeline.context.delta import ContextDelta, DeltaDebt, DeltaEntry, DeltaFact, DeltaQuestion, DeltaSkip
 from pipeline.context.keys import assign_keys
 from pipeline.context.reduce import outside_fences, reduce_text
@@ -66,9 +66,11 @@ def translate(state: AgentState, *, masker: Masker | None = None) -> ContextDelt
         stamp=moment.strftime("%Y-%m-%d %H:%M"),
         done=[text for text in (reduce_text(clean(item)[0]) for item in state.position.done) if text],
     )
+    facts = _fact_rows(state, clean)
+    templated = sum(1 for _, _, verdict in facts if verdict.reason == classify.PROMPT_TEXT) >= PROMPT_LINES
     _workflow(state, clean, delta)
-    _decisions(state, day, clean, delta)
-    _facts(state, clean, delta)
+    _decisions(state, day, clean, delta, templated)
+    _facts(facts, templated, delta)
     _remaining(state, day, clean, delta)
     return delta
 
@@ -91,7 +93,9 @@ def _workflow(state: AgentState, clean: Masker, delta: ContextDelta) -> None:
     _skip(delta, "Approved Workflow", text, classify.TASK_LIST)
 
 
-def _decisions(state: AgentState, day: str, clean: Masker, delta: ContextDelta) -> None:
+def _decisions(state: AgentState, day: str, clean: Masker, delta: ContextDelta, templated: bool) -> None:
+    """Lasting choices to Decisions; in a state that took in a prompt template (``PROMPT_LINES``), a decision whose
+    reasoning is an instruction ("Ensure coverage balance: …") is the template's."""
     kept: list[tuple[str, str, str, int, str]] = []  # status, what, reasoning, masked, date
     for decision in state.decisions:
         what, n = clean(decision.what)
@@ -100,6 +104,8 @@ def _decisions(state: AgentState, day: str, clean: Masker, delta: ContextDelta) 
         if not what:
             continue
         verdict = classify.decision(decision.status, what, reasoning)
+        if verdict.target and templated and classify.instruction(reasoning):
+            verdict = classify.skip(classify.PROMPT_TEXT, what)
         if verdict.target is None:
             _skip(delta, "Decision Log", f"{decision.status}: {what}", verdict.reason or "")
             continue
@@ -112,21 +118,26 @@ def _decisions(state: AgentState, day: str, clean: Masker, delta: ContextDelta) 
 
 PROMPT_LINES = 3
 """A state with this many Established Facts in a prompt's words (RFC 2119 MUST/SHOULD, "the user") took in a
-pasted prompt or command template: its rule-like lines are the template's, not the user's (``_facts``)."""
+pasted prompt or command template: its rule-like lines, and the lines that speak of "the user", are the
+template's, not the user's (``_facts``)."""
 
 
-def _facts(state: AgentState, clean: Masker, delta: ContextDelta) -> None:
+def _fact_rows(state: AgentState, clean: Masker) -> list[tuple[str, int, classify.Verdict]]:
+    """``(text, secrets masked, verdict)`` per Established Facts line (masked, reduced; pasted lines left out)."""
     facts = [f.text for f in state.facts]
-    rules: list[tuple[str, int]] = []
     rows = []
     for raw, keep in zip(facts, outside_fences(facts)):
         text, hidden = clean(raw)
         text = reduce_text(text)
         if text:
             rows.append((text, hidden, classify.fact(text) if keep else classify.skip(classify.PASTED, text)))
-    templated = sum(1 for _, _, verdict in rows if verdict.reason == classify.PROMPT_TEXT) >= PROMPT_LINES
+    return rows
+
+
+def _facts(rows: list[tuple[str, int, classify.Verdict]], templated: bool, delta: ContextDelta) -> None:
+    rules: list[tuple[str, int]] = []
     for text, hidden, verdict in rows:
-        if verdict.target == "Conventions" and templated:
+        if templated and verdict.target and (verdict.target == "Conventions" or lexicon.THE_USER.search(text)):
             _skip(delta, "Established Facts", text, classify.PROMPT_TEXT)
         elif verdict.target == "Conventions":
             rules.append((verdict.text, hidden))
