@@ -298,3 +298,47 @@ def test_a_word_of_the_command_that_worked_does_not_make_a_failure_a_trap():
     fact = ("`git checkout main` failed (CONFLICT (content): Merge conflict in app.log); "
             "`git commit -m \"Hook cleanup\"` worked")
     assert c.fact(fact).reason == c.ONE_OFF_FAILURE
+
+
+@pytest.mark.parametrize(("fact", "reason"), [
+    ("Manual follow-ups: release date is still unset in the changelog", c.OBSERVATION),
+    ("Where we are: the dev server throws on every page request", c.PROGRESS),
+    ("我看到接口已经返回了数据，所以不需要转换。", c.NARRATION),
+    ("확인해 보니 설정 파일이 없습니다", c.NARRATION),
+])
+def test_labels_statuses_and_narration_are_no_terms_or_facts(fact, reason):
+    assert c.fact(fact).reason == reason
+
+
+@pytest.mark.parametrize(("fact", "reason"), [
+    ("The docs folder doesn't exist, so I need to create it first.", c.NARRATION),
+    ("Working on branch `042-search`; numbering began at 042", c.PROGRESS),
+    ("Result: the build number now increments on every make", c.PROGRESS),
+    ('"summary": "two endpoints return the wrong payload shape",', c.PASTED),
+])
+def test_status_lines_json_and_the_agents_plans_are_left_out(fact, reason):
+    assert c.fact(fact).reason == reason
+
+
+@pytest.mark.parametrize(("fact", "target"), [
+    ("kimodo에서 제공되는 파일 이름은 바꾸지 말자.", "Conventions"),
+    ("항상 테스트를 먼저 돌리고 커밋하세요", "Conventions"),
+    ("常にmainブランチから作業を始めてください", "Conventions"),
+    ("`format` が `Form` ではなくクエリ扱いだったため常に `wav` が適用されていました", "Notes"),
+    ("每次构建都会把版本号加一，因为脚本在 make 里运行", "Notes"),
+])
+def test_cjk_always_is_a_rule_only_with_an_imperative(fact, target):
+    assert c.fact(fact).target == target
+
+
+@pytest.mark.parametrize("fact", [
+    "This: when the handler returns false the CLI prints the token as unknown",
+    "Tenho integração direta com o terminal e posso testar o servidor",
+])
+def test_deictic_terms_and_the_assistants_self_description_are_left_out(fact):
+    assert c.fact(fact).target is None
+
+
+def test_a_status_label_is_no_term():
+    assert c.fact("Outstanding: non-functional details (logging, limits) are still light.").target != "Glossary"
+    assert c.fact("Pendente: a tradução do manual").target != "Glossary"

@@ -164,7 +164,7 @@ _SENTENCE = lazy_re(r"(?<=[.!?。！？])\s*")
 _PASTED = lazy_re(
     r"^(?:pasted\s+(?:log|output|text)|output|log|traceback)\b[^:]{0,20}:|^\s*\|.*\|\s*$|^\s*traceback\b|"
     r"^\s*<[\w_-]+>|^\s*[\w.]*(?:error|exception|warning)\b\s*[:(]|^\s*(?:fatal|error|warning|warn|err!?)\s*[:\[]|"
-    r"^\s*`?[0-9a-f]{7,40}`?\s+[—–-]",
+    r"^\s*`?[0-9a-f]{7,40}`?\s+[—–-]|^\s*\"[\w.-]+\"\s*:",
     _I,
 )
 _ERROR_IS = lazy_re(r"^(?:the\s+)?(?:error|exception|failure|crash)\s+(?:is|was|says|reads)\s*[:`'\"“]", _I)
@@ -184,10 +184,14 @@ _DEFINE = lazy_re(
     _I,
 )
 _DEF_START = lazy_re(r"[a-z]|(?:a|an|the)\s", 0)
+_STATEMENT = lazy_re(r".*?\b(?:is|are|was|were|has|have|had)\s+(?:still|not|now|already|no|been)\b", _I)
+"""A definition continues as a noun phrase; "ratification date is still TODO" after a label is a statement."""
 _TERM_LABELS = GENERIC_LABELS | frozenset(
     "issue issues problem problems fix fixes error errors solution setting settings step steps phase task tasks "
     "question answer bug bugs change changes test tests output command commands example usage default status "
-    "current next done remaining todo action actions recommendation impact location file files line".split()
+    "current next done remaining todo action actions recommendation impact location file files line outstanding "
+    "pending open blocked blocker blockers pendente pendentes pendiente pendientes bloqueado bloqueada próximo "
+    "próximos siguiente siguientes problema problemas solução solución resultado nota".split()
 )
 _IMPERATIVE = lazy_re(
     r"^(?:(?:no|nope|n[aã]o|不|아니)[,，]?\s*)?(?:please\s+)?(?:make\s+sure|ensure|keep|avoid|use|wrap|preserve|stick|leave|assume|consider|remember|set|"
@@ -234,11 +238,11 @@ def fact(text: str) -> Verdict:
     ruled = rule(line)
     if ruled is not None:
         return Verdict("Conventions", text=ruled)
+    if lx.PROGRESS.search(line) and not lx.CAUSE.search(line):
+        return skip(PROGRESS, line)
     defined = definition(line)
     if defined is not None:
         return Verdict("Glossary", text=defined[1], term=defined[0])
-    if lx.PROGRESS.search(line) and not lx.CAUSE.search(line):
-        return skip(PROGRESS, line)
     if lx.HEDGE.search(BACKTICK.sub(" ", line)):
         return skip(GUESS, line)
     if lx.ANAPHORIC.search(line):
@@ -265,7 +269,9 @@ def rule(text: str, *, standing: bool = False) -> str | None:
     if lx.THE_USER.search(text) or lx.RFC_KEYWORD.search(text) or text.rstrip().endswith((":", "：")):
         return None
     for offset, clause in clauses(text):
-        if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause) or lx.ONE_OFF.search(clause):
+        if lx.THIS_SESSION.search(clause) or lx.QUESTION.search(clause):
+            continue
+        if lx.ONE_OFF.search(clause) and not lx.RULE_START.search(clause):  # "don't push yet"; "always … first" is one
             continue
         cjk = lx.CJK.search(clause) is not None
         prohibited = lx.PROHIBITION.search(clause)
@@ -299,7 +305,8 @@ def definition(text: str) -> tuple[str, str] | None:
     term, meaning = split_term(text)
     if term is None or meaning == text or not _term_ok(term):
         return None
-    if not _DEF_START.match(meaning) or _TRIAL.match(meaning) or lx.NARRATION.search(meaning):
+    if (not _DEF_START.match(meaning) or _TRIAL.match(meaning) or lx.NARRATION.search(meaning)
+            or _STATEMENT.match(meaning)):
         return None
     return term, meaning
 
@@ -307,6 +314,8 @@ def definition(text: str) -> tuple[str, str] | None:
 def _term_ok(term: str) -> bool:
     bare = term.strip("*_` ").casefold()
     if not bare or bare in _TERM_LABELS or "`" in term or SHELL_WORD.match(bare) or re.search(r"\s--?\w", bare):
+        return False
+    if not subject_words(term):  # "This: …", "它：…" point at the message around them
         return False
     return (len(term.split()) <= 4 and not lx.NARRATION.match(term) and not head_action(term)
             and not _IMPERATIVE.match(term))

@@ -166,9 +166,10 @@ RULE_START = lazy_re(
     r"^(?:nunca|sempre|jamais|jam[aá]s|siempre|toda\s+vez\s+que|cada\s+vez\s+que|sempre\s+que)\b|"
     r"^(?:voc[eê]|n[oó]s|t[uú]|ustedes?)\s+(?:deve|devem|debe|deben|nunca|sempre|siempre)\b|"
     r"^(?:prefira\s+.+\s+a|prefiere\s+.+\s+a)\s|"
-    r"(?:永远不要|永远|绝不|绝对不要|禁止|不得|必须|务必|一律|总是|始终|每次都)|"
-    r"(?:절대|항상|언제나|반드시|매번|금지)|"
-    r"(?:絶対に?|常に|いつも|必ず|毎回|禁止)",
+    # CJK: a deontic word, or a word for "always" with an imperative or deontic ending in the same clause
+    r"(?:永远不要|绝不|绝对不要|禁止|不得|务必|请勿|一律不)|(?:总是|始终|每次都?|一律).*(?:要|请|应该|应当)|"
+    r"(?:절대|반드시|금지)|(?:항상|언제나|매번).*(?:하세요|해야|해라|할\s*것|하자|합시다|하십시오)|"
+    r"(?:絶対に?|禁止|してはいけない|してはならない)|(?:常に|いつも|毎回|必ず).*(?:ください|すること|しなさい|しましょう|べき)",
     _I,
 )
 #: A prohibition of touching a named part of the project: "don't touch X", "do not commit X", "não mexa em X".
@@ -181,7 +182,7 @@ PROHIBITION = lazy_re(
     r"^(?:por\s+favor,?\s+)?no\s+(?:toques|modifiques|cambies|edites|rompas|hagas\s+(?:commit|push)|subas|borres|"
     r"elimines|despliegues)\b\s*(?P<es>\S.*)|"
     r"(?:不要|别|请勿|不许|不准)(?:去)?(?:修改|改动|动|碰|提交|推送|删除|破坏|上传|合并)|"
-    r"(?:수정|변경|건드리|커밋|푸시|삭제|깨뜨리|올리)\S*\s*(?:하지\s*마|지\s*마|말아|않도록|금지)|"
+    r"(?:수정|변경|바꾸|고치|건드리|커밋|푸시|삭제|깨뜨리|올리)\S*\s*(?:하지\s*마|지\s*마|말아|말자|맙시다|않도록|금지)|"
     r"(?:変更|修正|触ら|触れ|コミット|プッシュ|削除|壊さ)\S*(?:ないで|ないこと|するな|禁止)",
     _I,
 )
@@ -226,13 +227,18 @@ PROGRESS = lazy_re(
     r"\b(?:tests?\s+pass(?:es|ed)?|all\s+(?:tests\s+)?pass(?:ing)?|working\s+tree\s+(?:is\s+)?clean|"
     r"(?:is|are)\s+(?:now\s+)?(?:working|fixed|resolved|done|green)(?:\s+(?:again|now))?|now\s+works|"
     r"no\s+(?:\w+\s+){0,4}(?:found|detected|remaining)|nothing\s+to\s+commit)\b|"
-    r"^(?:已|已经)|(?:했습니다|했어요|완료)|(?:しました|完了)",
+    r"^(?:已|已经)|(?:했습니다|했어요|완료)|(?:しました|完了)|"
+    r"^(?:working\s+on|now\s+working\s+on|currently)\b|"
+    r"^(?:where\s+we\s+are|status|current\s+state|progress|summary|result|outcome|next\s+steps?|onde\s+estamos|"
+    r"estado|resumo|resultado|"
+    r"resumen|当前状态|进度|현재\s*상태|進捗|現状)\s*[:：]",
     _I,
 )
 NARRATION = lazy_re(
     r"^(?:I|I'?m|I'?ll|I'?ve|I\s+need|I\s+will|let\s+me|now\s+I|we'?ll\s+now|next,?\s+I)\b|"
-    r"^(?:vou|deixe-me|voy\s+a|déjame)\b|^(?:我来|我将|我会|让我)|^(?:제가|이제\s*제가)|^(?:私が|では、?私)|"
-    r"\bI'?ll\s+(?:flag|check|keep|watch|monitor|look)\b",
+    r"^(?:vou|deixe-me|voy\s+a|déjame|tenho|posso|consigo|estou|fiz|preciso|tengo|puedo|estoy|hice|necesito)\b|^(?:我来|我将|我会|让我|我看到|我发现|我注意到|我需要|我先|我已经|我们需要)|"
+    r"^(?:제가|이제\s*제가|확인해\s*보니|먼저\s*확인)|^(?:私が|では、?私|確認したところ|まず確認)|"
+    r"\bI'?ll\s+(?:flag|check|keep|watch|monitor|look)\b|\bI\s+(?:need|have|want|am\s+going)\s+to\b|\blet\s+me\b",
     _I,
 )
 QUESTION = lazy_re(r"[?？]\s*[)\"'”’]*\s*$|[吗呢]\s*[。.]?\s*$|(?:까요|나요|습니까|가요)\s*[.。]?\s*$|(?:ですか|ますか|でしょうか)\s*[。.]?\s*$")
