@@ -247,7 +247,7 @@ _RUNNER_FAIL = lazy_re(
     r"Tests?:?\s+.*\b[1-9]\d* failed.*|Test Suites:.*\b[1-9]\d* failed.*|.*\btest result: FAILED.*|"
     r".*\berror TS\d+:.*|.*\berror\[E\d+\].*|error: could not compile.*|Found [1-9]\d* errors?\b.*|"
     r".*✖ [1-9]\d* problems?.*|[1-9]\d* (?:failing|failed)\b.*|.*\b[1-9]\d* failed(?:,|;| in\b).*|"
-    r".*\bCommand timed out after\b.*|.*\bTimed out after\b.*|npm ERR!.*|npm error .*)$"
+    r".*\bCommand timed out after\b.*|.*\bTimed out after\b.*|npm ERR!.*|npm error .*|make(?:\[\d+\])?: \*\*\* .*)$"
 )
 # The cause lines worth naming when a run failed without a runner summary (first match wins).
 _CAUSE = lazy_re(
@@ -257,7 +257,8 @@ _CAUSE = lazy_re(
 )
 _RUNNER_PASS = lazy_re(
     r"(?m)(?:^=*\s*\d+ passed\b|\btest result: ok\b|^Tests?:?\s+\d+ passed\b|^ok\s+\S+|^\s*\d+ passing\b|"
-    r"All checks passed|^Success: no issues found|Build succeeded|Compiled successfully|^\s*Finished\b)"
+    r"All checks passed|^Success: no issues found|Build succeeded|Compiled successfully|^\s*Finished\b|"
+    r"^\[100%\] Built target\b)"
 )
 _NO_COMMIT = lazy_re(r"nothing to commit|no changes added to commit|nothing added to commit")
 _COMMIT_LINE = lazy_re(r"(?m)^\[(?P<branch>[^\]\s]+)(?: \(root-commit\))? (?P<sha>[0-9a-f]{7,40})\] (?P<title>.*)$")
@@ -392,7 +393,7 @@ def failure_line(text: str) -> str:
 # open theirs; the rest sit on that line because ``.`` stops at a line break): a line without any cannot start a
 # match, so the pattern (whose ``.*`` alternatives cost a scan of the rest of the line at every line start) is
 # only tried at the starts of lines that hold one.
-_RUNNER_FAIL_KEYS = ("fail", "FAIL", "error", "Found ", "✖", "imed out after", "npm ", "Test")
+_RUNNER_FAIL_KEYS = ("fail", "FAIL", "error", "Found ", "✖", "imed out after", "npm ", "Test", "make")
 
 
 def _runner_fail(text: str) -> re.Match[str] | None:
@@ -663,7 +664,14 @@ def shell_edits(raw_cmd: str, full: str | None = None) -> list[tuple[str, bool]]
             files = args if explicit and prog != "perl" else args[1:]
             out.extend((a, False) for a in files)
         elif prog in ("cp", "mv"):
-            args = [a for a in argv[1:] if not a.startswith("-")]
+            args, skip = [], False
+            for a in argv[1:]:
+                redirect = re.fullmatch(r"\d*(?:>>?|<|&>)(.*)", a)
+                if skip or redirect:
+                    skip = bool(redirect) and not redirect.group(1)  # "2> log": the next word is the target
+                    continue
+                if not a.startswith("-"):
+                    args.append(a)
             if len(args) >= 2:
                 out.append((args[-1], True))
     keep = []

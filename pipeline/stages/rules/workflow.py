@@ -152,11 +152,20 @@ def is_redirection(text: str) -> bool:
 
 
 def task_text(text: str) -> str:
-    """The user's own words of a prompt: "" for a template, a pasted document or an explicit decision line
-    (``APPROVED: …``, which the Decision Log takes); pasted, quoted and fetched blocks and paragraphs that address
-    a model cut away (``untrusted.own_words``); ``Pasted output: <error line>`` for a pasted log."""
-    if paste.is_template(text) or _MARKER.match(text):
+    """The user's own words of a prompt: the arguments the user typed into an expanded command template
+    (``template_args``), ``<lead> <title> (files: …)`` for a document handed over under a line of the user's
+    (``lead_document``: "Implement the following plan:" and the plan), else "" for a template, a pasted document or
+    an explicit decision line (``APPROVED: …``, which the Decision Log takes); pasted, quoted and fetched blocks and
+    paragraphs that address a model cut away (``untrusted.own_words``); ``Pasted output: <error line>`` for a pasted
+    log."""
+    if _MARKER.match(text):
         return ""
+    if paste.is_template(text):
+        args = template_args(text)
+        if args and not untrusted.address_problem(args):
+            return args
+        led = lead_document(text)
+        return led if led and not untrusted.address_problem(led) else ""
     screened = untrusted.own_words(text)
     if screened is not text:  # pasted, quoted or fetched blocks, and paragraphs addressing a model, blanked
         text = "\n".join(ln for ln in screened.splitlines() if ln.strip())
@@ -168,6 +177,43 @@ def task_text(text: str) -> str:
         pasted = f"Pasted output: {err}" if err else ""
         return " ".join(x for x in (lead, pasted) if x)
     return paste.own_words(text) or text.strip()
+
+
+_TEMPLATE_ARGS = lazy_re(r"\A\s*(?:#{1,4}[^\n]*\n\s*)+(?:```|~~~)[\w-]*[ \t]*\n(.*?)\n?[ \t]*(?:```|~~~)", re.DOTALL)
+_HEADING_LINE = lazy_re(r"^#{1,4}\s+(\S.*)$")
+_DOC_PATH = lazy_re(r"`((?:[\w.@~-]+/)+[\w.@-]+|[\w-]+\.[A-Za-z]\w{0,5})`")
+MAX_DOC_PATHS = 3
+
+
+def template_args(text: str) -> str:
+    """The arguments the user typed into an expanded command template: the first fenced block when only headings
+    come before it (spec-kit's ``## User Input`` block, and templates shaped like it), stripped; "" when the
+    template has none or they are empty."""
+    m = _TEMPLATE_ARGS.match(text)
+    return m.group(1).strip() if m else ""
+
+
+def lead_document(text: str) -> str:
+    """``<lead> <title> (files: a, b)`` for a prompt that is a line or two of the user's (or the harness's
+    "Implement the following plan:") over a markdown document: the lead, the document's first heading, and the
+    first paths it names in code spans (at most ``MAX_DOC_PATHS``); "" when the prompt opens with a heading or a
+    fence (a template), or its lead is longer than a few lines."""
+    lines = text.strip().splitlines()
+    lead: list[str] = []
+    for k, line in enumerate(lines[:6]):
+        h = _HEADING_LINE.match(line.strip())
+        if h:
+            if not lead:
+                return ""
+            rest = "\n".join(lines[k + 1:])
+            paths = list(dict.fromkeys(m.group(1) for m in _DOC_PATH.finditer(rest)))[:MAX_DOC_PATHS]
+            head = one_line(" ".join(lead) + " " + strip_markup(h.group(1)))
+            return head + (f" (files: {', '.join(paths)})" if paths else "")
+        if line.lstrip().startswith(("```", "~~~")):
+            return ""
+        if line.strip():
+            lead.append(line.strip())
+    return ""
 
 
 def prompt_task_text(s: Scan, index: int) -> str:
