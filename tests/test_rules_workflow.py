@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline.stages import distil
+from pipeline.stages.rules.workflow import FIRST_PROMPT_MAX
 from rules_builder import B
 
 TASK = (
@@ -46,7 +49,7 @@ def test_long_first_prompt_is_cut_at_a_boundary_with_an_ellipsis():
     b = B()
     b.user(sentence * 30)
     text = workflow(b)
-    assert len(text) <= 1200
+    assert len(text) <= FIRST_PROMPT_MAX
     assert text.endswith("writing.…")
     assert text.startswith(sentence.strip())
 
@@ -217,3 +220,61 @@ def test_pasted_documents_injections_and_decision_lines_are_not_task_text():
     b.user("Add a rate limiter.")
     b.user(doc.strip())
     assert _lines(b) == ["Add a rate limiter."]
+
+
+# --- the user's words inside an expanded template, and a plan handed over under a lead line ----------------------
+
+_OUTLINE = (
+    "\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n"
+    "1. Run `.specify/scripts/bash/check-prerequisites.sh --json` from repo root.\n"
+    "2. Load tasks.md and execute the tasks phase by phase.\n\n## Rules\n\n- Follow TDD.\n" + "- Keep going.\n" * 40
+)
+
+
+def _template(args: str) -> str:
+    return "\n## User Input\n\n```text\n" + args + "\n```" + _OUTLINE
+
+
+@pytest.mark.parametrize("args", [
+    "Build a lotto simulator: a ticket page and a draw page, tickets kept in Firebase Realtime Database.",
+    "로또 티켓을 발행하는 웹페이지와 추첨 페이지를 만든다. Firebase Realtime Database를 이용한다.",
+    "Style-Bert-VITS2 を用いて日本語テキストを音声に変換する TTS API を実装したい。",
+])
+def test_the_arguments_typed_into_a_command_template_are_the_task(args):
+    b = B()
+    b.user(_template(args))
+    b.asst("Spec written.")
+    b.user(_template("T004, 5"))
+    b.asst("T004 and T005 are done.")
+    wf = workflow(b)
+    assert wf.splitlines()[0] == args
+    assert wf.splitlines()[-1].startswith("Active task ") and wf.endswith(": T004, 5")
+
+
+def test_a_template_with_empty_arguments_is_no_task():
+    b = B()
+    b.user("Add the ticket page.")
+    b.asst("Added.")
+    b.user(_template(""))
+    b.asst("Plan written.")
+    assert workflow(b) == "Add the ticket page."
+
+
+_PLAN = (
+    "# Implement /sdlc:help Skill\n\n## Overview\n\nCreate a `/sdlc:help` skill that lists every command.\n\n"
+    "## Files\n\n| File | Action |\n|---|---|\n| `src/a_sdlc/templates/help.md` | Create |\n"
+    "| `src/a_sdlc/installer.py` | Verify |\n\n## Verification\n\n1. Run `a-sdlc install --force`\n" + "Notes.\n" * 60
+)
+
+
+@pytest.mark.parametrize("lead", [
+    "Implement the following plan:",
+    "Implemente o plano abaixo, por favor:",
+    "按照下面的计划实现：",
+])
+def test_a_plan_handed_over_under_a_lead_line_is_the_task_by_its_title_and_files(lead):
+    b = B()
+    b.user(lead + "\n\n" + _PLAN)
+    b.asst("Implemented.")
+    assert workflow(b) == (lead + " Implement /sdlc:help Skill (files: src/a_sdlc/templates/help.md, "
+                                  "src/a_sdlc/installer.py)")

@@ -21,7 +21,7 @@ In this order (``build``), each item at most ``ITEM_LIMIT`` characters, ``MAX_RE
    removed;
 8. **loose ends of earlier episodes**, newest first, at most ``MAX_LOOSE``: a question or offer naming something
    specific (a code span, a file name, a snake_case / CamelCase name, a word with digits, ``#123``) that the next
-   prompt ignored (a new task, sharing none of those names) and no later step took up; shipping commands (commit,
+   prompt ignored (a new task naming none of those names) and nothing later took up (``_taken_up``); shipping commands (commit,
    push, PR / repository creation, deploy, publish) handed to the user after the agent's own attempt failed or was
    refused, that no later call or ``!`` prompt ran and no later commit / push / creation did.
 
@@ -232,7 +232,8 @@ def _loose_ends(s: Scan, eps: list[Episode], steps: list[tuple[int, str]]) -> li
         after = ep.end
         if ep.question and nxt.reply == "task":
             names = _idents(ep.question)
-            if not names or names & _idents(prompt_task_text(s, nxt.prompt)):
+            answer = s.events[nxt.prompt].text.lower()
+            if not names or any(n in answer for n in names):
                 continue
             if _taken_up(s, names, ep.question, after, steps):
                 continue
@@ -248,21 +249,29 @@ def _loose_ends(s: Scan, eps: list[Episode], steps: list[tuple[int, str]]) -> li
 
 
 def _taken_up(s: Scan, names: set[str], question: str, after: int, steps: list[tuple[int, str]]) -> bool:
-    """Whether something after event ``after`` carries the question's names: a later prompt or call text, or a
-    later step sharing a content word of five letters or more with it."""
-    words = {w for w in tokens(question) if len(w) >= 5}
+    """Whether something after event ``after`` took the question up: a later step sharing a content word of five
+    letters or more with it (compared on their first five letters), a later prompt naming one of its names, or a
+    later call naming one and sharing such a word (``git worktree add … release_1`` does not take up "merge it
+    back to `release_1`?")."""
+    words = _stems(question)
     for i, text in steps:
-        if i >= after and words & tokens(text):
+        if i >= after and words & _stems(text):
             return True
     for i in s.users:
-        if i >= after and names & _idents(s.events[i].text):
+        if i >= after and any(n in s.events[i].text.lower() for n in names):
             return True
+    verbs = words - {n[:5] for n in names}
     for i in s.calls:
         if i >= after:
             low = ((s.events[i].target or "") + " " + tools.command_of(s.events[i])).lower()
-            if any(n in low for n in names):
+            if any(n in low for n in names) and verbs & _stems(low):
                 return True
     return False
+
+
+def _stems(text: str) -> set[str]:
+    """The first five letters of each content word of five letters or more ("commit" ~ "committed")."""
+    return {w[:5] for w in tokens(text) if len(w) >= 5}
 
 
 def _blocked(s: Scan, ep: Episode) -> bool:
