@@ -294,3 +294,35 @@ def test_commits_a_sub_agent_reports_are_done_and_history_it_lists_is_not():
         'Committed a1b2c3d "Billing // Add proration" (committer sub-agent)',
         'Committed 9e8f7a6 "Docs // Proration notes" (committer sub-agent)',
     ]
+
+
+@pytest.mark.parametrize("cmd, output, outcome", [
+    ("make -j4 2>&1 | tail -3", "[ 85%] Linking C executable app\n[100%] Built target app", "passed"),
+    ("make -j4 2>&1 | tail -3", "make[2]: *** [CMakeFiles/app.dir/main.c.o] Error 1\nmake: *** [Makefile:136: all] Error 2",
+     "failed"),
+    ("make increment_build_number", "make: *** No rule to make target 'increment_build_number'.  Stop.", "failed"),
+])
+def test_make_reports_its_outcome_even_behind_a_filter(cmd, output, outcome):
+    assert tools.check_runs(cmd, _result(output))[0][3] == outcome
+
+
+def _result(text):
+    from pipeline.transcripts.model import Event
+    return Event(index=1, kind="tool_result", text=text)
+
+
+def test_a_failure_a_later_run_of_the_same_program_settled_is_not_remaining():
+    b = B()
+    b.user("bump the build number on every build")
+    b.bash("make increment_build_number", "make: *** No rule to make target 'increment_build_number'.  Stop.",
+           error=True)
+    b.edit("CMakeLists.txt")
+    b.bash("make -j4 2>&1 | tail -2", "[100%] Built target app")
+    b.asst("The build number now increments on every build.")
+    _, _, remaining = position(b)
+    assert not any("last run failed" in x for x in remaining)
+
+
+def test_cp_and_mv_redirections_are_not_files():
+    assert tools.shell_edits("mv build/Makefile /var/stale/Makefile 2>/dev/null; mv a b 2> err.log") == [
+        ("/var/stale/Makefile", True), ("b", True)]

@@ -278,3 +278,34 @@ def test_a_plan_handed_over_under_a_lead_line_is_the_task_by_its_title_and_files
     b.asst("Implemented.")
     assert workflow(b) == (lead + " Implement /sdlc:help Skill (files: src/a_sdlc/templates/help.md, "
                                   "src/a_sdlc/installer.py)")
+
+
+@pytest.mark.parametrize("tool, args, written, expected", [
+    ("ExitPlanMode", "plan: # Plan for Improving PR #389\n\n1. Move the API call out of `src/field-mapper.ts`\n"
+                     "2. Sanitize errors", None, "Plan for Improving PR #389 (files: src/field-mapper.ts)"),
+    ("ExitPlanMode", "plan: # 报名页面重构实施计划\n\n## 修改文件\n- `src/pages/RegisterPage.tsx`\n- `src/types/api.ts`", None,
+     "报名页面重构实施计划 (files: src/pages/RegisterPage.tsx, src/types/api.ts)"),
+    ("exit_plan_mode", "plan_filename: mosaic_grid.md", "# Mosaic Grid Refactor Plan\n\n## Files\n- `src/components/MosaicGrid.tsx`\n",
+     "Mosaic Grid Refactor Plan (files: src/components/MosaicGrid.tsx)"),
+])
+def test_a_plan_approved_in_plan_mode_is_a_task_line(tool, args, written, expected):
+    b = B()
+    b.user("improve the app")
+    if written is not None:  # Gemini CLI names the plan file the agent wrote
+        b.call("write_file", "/home/dev/.gemini/tmp/plans/mosaic_grid.md",
+               text="file_path: /home/dev/.gemini/tmp/plans/mosaic_grid.md\ncontent: " + written)
+        b.result("Successfully created and wrote to new file.")
+    b.call(tool, "plan", text=args)
+    b.result("User has approved your plan. You can now start coding.")
+    b.edit("src/app.ts")
+    b.asst("Implemented.")
+    last = workflow(b).splitlines()[-1]
+    assert last.startswith("Active approved plan ") and last.endswith(": " + expected)
+
+
+def test_a_refused_plan_is_no_task_line():
+    b = B()
+    b.user("improve the app")
+    b.call("ExitPlanMode", "plan", text="plan: # Rewrite everything in Rust\n\nAll of it.")
+    b.result("The user doesn't want to proceed with this tool use.", error=True)
+    assert workflow(b) == "improve the app"
