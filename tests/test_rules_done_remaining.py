@@ -326,3 +326,32 @@ def test_a_failure_a_later_run_of_the_same_program_settled_is_not_remaining():
 def test_cp_and_mv_redirections_are_not_files():
     assert tools.shell_edits("mv build/Makefile /var/stale/Makefile 2>/dev/null; mv a b 2> err.log") == [
         ("/var/stale/Makefile", True), ("b", True)]
+
+
+@pytest.mark.parametrize("cmds, expected", [
+    ([('bd create "Strip task management" -t epic --json', '{\n  "id": "eng-gsa",\n  "title": "Strip task management"\n}'),
+      ('bd create "Phase 1: remove dispatch" --parent eng-gsa', '{"id": "eng-gsa.1"}'),
+      ('bd create "Phase 2: remove services" --parent eng-gsa', '{"id": "eng-gsa.2"}')],
+     'Created 3 records with `bd create`: eng-gsa "Strip task management" … eng-gsa.2'),
+    ([("az boards work-item create --title 'Rotate the API keys' --type Task -o json", '{"id": 4211, "rev": 1}')],
+     'Created 4211 "Rotate the API keys" with `az boards work-item create`'),
+    ([("tk new 'Flaky export test' --json", '{"key": "TK-12", "url": "https://tk.example/TK-12"}')],
+     'Created TK-12 "Flaky export test" with `tk new`'),
+])
+def test_records_a_cli_created_are_done_with_their_ids(cmds, expected):
+    b = B()
+    b.user("break the feature down into tracker items")
+    for cmd, out in cmds:
+        b.bash(cmd, out)
+    b.asst("Done.")
+    _, done, _ = position(b)
+    assert done == [expected]
+
+
+def test_package_managers_adding_things_make_no_record():
+    b = B()
+    b.user("add the dependency")
+    b.bash("npm add left-pad --json", '{"id": "left-pad@1.3.0"}')
+    b.bash("uv add httpx", "Resolved 12 packages")
+    _, done, _ = position(b)
+    assert done == []

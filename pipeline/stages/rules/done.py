@@ -61,6 +61,7 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     runner: dict[str, tuple[int, str, str, str, str]] = {}  # key -> (index, outcome, kind, segment, reason)
     shipped: dict[str, tuple[int, bool, str, str]] = {}  # key -> (index, ok, what, reason)
     fetched: dict[str, tuple[int, str]] = {}  # url -> (index, text)
+    created: list[tuple[int, str, list[tuple[str, str]]]] = []  # runs of `<tool> create` calls: (index, tool, made)
 
     def flush() -> None:
         nonlocal run_paths, run_created, run_last, run_gists
@@ -143,6 +144,15 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
             if result is not None:
                 shipped[label] = (i, ok, label, "" if ok else tools.failure_reason(result))
             continue
+        record = _record(raw, result)
+        if record:
+            flush()
+            prog, ident, title = record
+            if created and created[-1][1] == prog:
+                created[-1][2].append((ident, title))
+            else:
+                created.append((i, prog, [(ident, title)]))
+            continue
         if "git" not in cmd:
             continue
         msg = tools.commit_message(cmd, ev.text)
@@ -164,6 +174,8 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
                 steps.append((i, clip(f"Pushed {push}".strip(), ITEM_LIMIT)))
             shipped["git push"] = (i, ok, f"git push {push}".strip(), "" if ok else tools.failure_reason(result))
     flush()
+    for i, prog, made in created:
+        steps.append((i, clip(_created_line(prog, made), ITEM_LIMIT)))
     verbs = {"test": "passed", "lint": "clean", "build": "succeeded"}
     for seg, (i, kind, key) in seg_pass.items():
         if runner[key][1] == "failed" and runner[key][0] > i:
@@ -191,6 +203,43 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
                                      ITEM_LIMIT)))
     failures.sort(key=lambda p: p[0])
     return steps, failures
+
+
+_CREATE_CMD = lazy_re(r"^(?P<head>(?P<prog>[\w.-]+)(?:\s+[a-z][\w-]*){0,2}?\s+(?:create|new|add))\b(?P<rest>.*)$", re.DOTALL)
+_JSON_ID = lazy_re(r'"(?:id|key|number|identifier)"\s*:\s*"?([\w][\w.:/-]*)')
+_QUOTED = lazy_re(r"""["']([^"'\n]{3,120})["']""")
+_NOT_RECORDS = frozenset({"git", "npm", "npx", "pnpm", "yarn", "pip", "uv", "cargo", "go", "mkdir", "touch", "docker",
+                          "python", "python3", "node", "conda", "poetry", "bun", "deno", "rails", "dotnet", "ng"})
+
+
+def _record(raw: str, result) -> tuple[str, str, str] | None:
+    """``(command head, id, title)`` for a command that created a record in a tracker or service and printed its id
+    (``bd create "Phase 1" … -> {"id": "app-gsa.1"}``, ``tea issues create``, ``az boards work-item create``): the
+    last segment is ``<tool> [<noun>] create|new|add …`` and the result, not a failure, holds a JSON id.  Package
+    managers, git and file tools are left out (their "add" / "new" make no record)."""
+    if result is None or tools.failed(result):
+        return None
+    parts = tools.split_shell(raw)
+    if not parts:
+        return None
+    m = _CREATE_CMD.match(" ".join(parts[0][0].split()))
+    if not m or m.group("prog") in _NOT_RECORDS:
+        return None
+    ident = _JSON_ID.search(result.text or "")
+    if not ident:
+        return None
+    title = _QUOTED.search(m.group("rest") or "")
+    return m.group("head"), ident.group(1), title.group(1) if title else ""
+
+
+def _created_line(cmd: str, made: list[tuple[str, str]]) -> str:
+    """``Created <id> "<title>" with `<tool> create``` for one record, ``Created N records with `<tool> create`:
+    <first id> "<title>" … <last id>`` for a run of them."""
+    first_id, first_title = made[0]
+    head = f'{first_id} "{first_title}"' if first_title else first_id
+    if len(made) == 1:
+        return f"Created {head} with `{cmd}`"
+    return f"Created {len(made)} records with `{cmd}`: {head} … {made[-1][0]}"
 
 
 _SHA_ITEM = lazy_re(
