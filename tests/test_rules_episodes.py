@@ -291,3 +291,34 @@ def test_a_later_call_that_names_the_branch_without_doing_the_offer_does_not_tak
     b.bash("git checkout release_1_clean && git merge feature/app-cli", "Fast-forward")
     b.asst("Merged.")
     assert not any(x.startswith("Never answered") for x in position(b)[2])
+
+
+@pytest.mark.parametrize("lead, heads", [
+    ("Implement the following plan:", ("## Verification", "1. **Install:**", "2. **List:**", "3. **Try it in the IDE:**")),
+    ("Implemente o plano abaixo:", ("## Verificação", "1. **Instalar:**", "2. **Listar:**", "3. **Testar no IDE:**")),
+    ("按照下面的计划实现：", ("## 验证", "1. **安装：**", "2. **列出：**", "3. **在 IDE 里试一下：**")),
+])
+def test_a_plan_step_whose_command_never_ran_is_remaining(lead, heads):
+    plan = (f"# Add the help command\n\n## Files\n\n- `src/templates/help.md`\n\n{heads[0]}\n\n"
+            f"{heads[1]}\n   ```bash\n   tool install --force\n   ```\n\n{heads[2]}\n   ```bash\n   tool install --list\n   ```\n\n"
+            f"{heads[3]}\n   ```\n   /tool:help\n   ```\n\n" + "Notes about templates and the installer.\n" * 20)
+    b = B()
+    b.user(lead + "\n\n" + plan)
+    b.edit("src/templates/help.md", tool="Write")
+    b.bash("uv run tool install --force", "Installed 7 templates")
+    b.bash("uv run tool install --list", "help.md  Installed")
+    b.asst("Implementation complete.")
+    _, _, remaining = position(b)
+    step = heads[3].strip("123. *").rstrip(":：*")
+    assert remaining == [f"Plan step not run: {step}: `/tool:help`"]
+
+
+def test_plan_steps_are_read_from_a_plan_approved_in_plan_mode():
+    b = B()
+    b.user("ship the migration")
+    b.call("ExitPlanMode", "plan", text="plan: # Migration plan\n\n1. Run the dry run:\n```\n./migrate --dry-run\n```\n"
+                                        "2. Apply it:\n```\n./migrate --apply\n```\n")
+    b.result("User has approved your plan. You can now start coding.")
+    b.bash("./migrate --dry-run", "42 rows would change")
+    b.asst("Dry run looks right: 42 rows.")
+    assert position(b)[2] == ["Plan step not run: Apply it: `./migrate --apply`"]

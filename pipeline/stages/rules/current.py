@@ -161,7 +161,7 @@ def _next_step(text: str) -> str | None:
 
 def _verdict(text: str) -> str | None:
     """A finished answer's gist: a structured verdict's fields, else its first two sentences that say something
-    (a lead-in ending in ":" and a bare heading such as "Summary" are skipped)."""
+    (a lead-in ending in ":", a bare heading such as "Summary" and table rows are skipped)."""
     t = text.strip()
     if t.startswith("{"):
         try:
@@ -172,8 +172,8 @@ def _verdict(text: str) -> str | None:
             parts = [str(obj[k]) for k in _VERDICT_KEYS if isinstance(obj.get(k), (str, int, float))]
             if parts:
                 return "; ".join(parts)
-    said = [x for x in _sentences(t)
-            if x and not x.rstrip("*_ ").endswith((":", "：")) and (len(x.split()) > 1 or len(x) >= 8)]
+    said = [x for x in _sentences(t) if x and not x.rstrip("*_ ").endswith((":", "：")) and x.count("|") < 2
+            and (len(x.split()) > 1 or len(x) >= 8)]
     return " ".join(said[:2]) if said else None
 
 

@@ -18,7 +18,8 @@ In this order (``build``), each item at most ``ITEM_LIMIT`` characters, ``MAX_RE
    5 and 6 only when the work is no longer under way (``_in_progress``: the last episode neither runs nor ends
    mid-work, and no todo list of the latest task has open items);
 7. **TODO markers the agent left** — a ``TODO`` / ``FIXME`` line an edit added to a file and no later edit
-   removed;
+   removed; **plan steps not run** — a step of the latest plan the user approved or handed over that gives a
+   command in a fenced block of its own, which no later call or prompt ran (``_plan_steps``);
 8. **loose ends of earlier episodes**, newest first, at most ``MAX_LOOSE``: a question or offer naming something
    specific (a code span, a file name, a snake_case / CamelCase name, a word with digits, ``#123``) that the next
    prompt ignored (a new task naming none of those names) and nothing later took up (``_taken_up``); shipping commands (commit,
@@ -42,6 +43,7 @@ from pipeline.stages.rules.text import clip, is_list_item, one_line, strip_marku
 MAX_REMAINING = 15
 MAX_CHECKLIST = 5
 MAX_LOOSE = 3
+MAX_PLAN_STEPS = 3
 ITEM_LIMIT = 200  # characters per item
 FILES_SHOWN = 3
 
@@ -73,6 +75,7 @@ def build(s: Scan, eps: list[Episode], planned: list[str], failures: list[tuple[
         out.extend(_unverified(s, eps))
         out.extend(_uncommitted(s, eps, steps))
     out.extend(_markers(s))
+    out.extend(_plan_steps(s))
     out.extend(_loose_ends(s, eps, steps))
     return [clip(x, ITEM_LIMIT) for x in dict.fromkeys(out)][:MAX_REMAINING]
 
@@ -210,6 +213,49 @@ def _markers(s: Scan) -> list[str]:
         for body in now - was:
             found[(path, body)] = i
     return [f"TODO left in {path}: {body}" for (path, body), _ in sorted(found.items(), key=lambda kv: kv[1])]
+
+
+_FENCED = lazy_re(r"^[ \t]*(?:```|~~~)[\w-]*[ \t]*\n(.*?)\n[ \t]*(?:```|~~~)", re.DOTALL | re.MULTILINE)
+_STEP = lazy_re(r"^[ \t]*(?:\d{1,2}[.)]|[-*+])[ \t]+(?P<body>\S.*)$")
+_SLASH = lazy_re(r"^/[\w:.-]+(?:\s+[\w@./:=-]+){0,3}$")
+_HEAD = lazy_re(r"^[ \t]*#{1,4}[ \t]+(?P<body>\S.*)$")
+
+
+def _plan_steps(s: Scan) -> list[str]:
+    """``Plan step not run: <step>: `<command>``` for the steps of the latest plan the user approved or handed over
+    (``workflow.plan_texts``) that give a command in a short fenced block of their own (one to three lines, each
+    a command people type, a ``$`` prompt or a slash command) and that no later call or prompt ran, at most
+    ``MAX_PLAN_STEPS``."""
+    from pipeline.stages.rules import sequence, workflow
+
+    plans = workflow.plan_texts(s)
+    if not plans:
+        return []
+    at, text = plans[-1]
+    later = [tools.command_of(s.events[i]) for i in s.calls if i > at] + [s.events[i].text for i in s.users if i > at]
+    out: list[str] = []
+    for m in _FENCED.finditer(text):
+        lines = [ln.strip().lstrip("$ ").strip() for ln in m.group(1).splitlines() if ln.strip()]
+        if not 1 <= len(lines) <= 3 or not all(sequence.is_command_line(ln) or _SLASH.match(ln) for ln in lines):
+            continue
+        cmd = lines[0]
+        if any(cmd in x for x in later):
+            continue
+        step = _step_name(text[:m.start()].splitlines()[-4:])
+        out.append(f"Plan step not run: {step}: `{cmd}`" if step else f"Plan step not run: `{cmd}`")
+    return out[:MAX_PLAN_STEPS]
+
+
+def _step_name(lines: list[str]) -> str:
+    """The name of the plan step a fenced block belongs to: the nearest list item or heading among the lines
+    before it, else the nearest line of text ("" when none)."""
+    text = ""
+    for ln in reversed(lines):
+        m = _STEP.match(ln) or _HEAD.match(ln)
+        if m:
+            return strip_markup(m.group("body")).rstrip(":：")
+        text = text or strip_markup(ln).rstrip(":：")
+    return text
 
 
 # --- 8. loose ends of earlier episodes ------------------------------------------------------------------------

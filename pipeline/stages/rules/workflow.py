@@ -388,6 +388,30 @@ _PLAN_TOOLS = frozenset({"exitplanmode", "exit_plan_mode"})
 _PLAN_ARG = lazy_re(r"^(?:plan|plan_filename):\s*", re.MULTILINE)
 
 
+def plan_texts(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, plan text)`` of every plan the user approved or handed over, oldest first: an approved
+    plan-mode call's plan (``approved_plans``) and a prompt that is a lead line over a document
+    (``lead_document``)."""
+    out: list[tuple[int, str]] = []
+    for i in s.users:
+        text = s.events[i].text
+        if paste.is_template(text) and lead_document(text):
+            out.append((i, text))
+    for i in s.calls:
+        ev = s.events[i]
+        if (ev.tool_name or "").lower() in _PLAN_TOOLS and i in s.result_of and not s.events[s.result_of[i]].is_error:
+            text = ev.text or ""
+            m = _PLAN_ARG.match(text)
+            if m and text.startswith("plan_filename"):
+                name = text[m.end():].strip().splitlines()[0] if text[m.end():].strip() else ""
+                text = _written(s, i, name) if name else ""
+            elif m:
+                text = text[m.end():]
+            if text.strip():
+                out.append((i, text))
+    return sorted(out)
+
+
 def approved_plans(s: Scan) -> list[tuple[int, str]]:
     """``(event index, "<title> (files: …)")`` for each plan the user approved through the harness's plan mode
     (Claude Code ``ExitPlanMode`` with the plan in its arguments, Gemini CLI ``exit_plan_mode`` naming the plan
