@@ -322,3 +322,22 @@ def test_plan_steps_are_read_from_a_plan_approved_in_plan_mode():
     b.bash("./migrate --dry-run", "42 rows would change")
     b.asst("Dry run looks right: 42 rows.")
     assert position(b)[2] == ["Plan step not run: Apply it: `./migrate --apply`"]
+
+
+@pytest.mark.parametrize("stopped", [
+    "[Request interrupted by user for tool use]",
+    "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+    "Permission for this action was denied by the auto mode classifier. Reason: unknown wrapper.",
+])
+def test_a_check_the_user_stopped_or_the_harness_refused_is_no_failure_but_leaves_the_edit_unverified(stopped):
+    b = B()
+    b.user("send teamName with the registration")
+    b.bash("pnpm build", "✓ built in 2.1s")
+    b.edit("src/pages/RegisterPage.tsx")
+    b.asst("Rebuilding to check it.")
+    b.bash("pnpm build", stopped, error=True)
+    current, _, remaining = position(b)
+    assert not any("last run failed" in x for x in remaining)
+    assert "Re-run `pnpm build`: src/pages/RegisterPage.tsx changed after its last run" in remaining
+    if stopped.startswith(("[Request", "The user")):
+        assert current.endswith("(interrupted by the user)")

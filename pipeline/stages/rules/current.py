@@ -234,7 +234,7 @@ def _working(s: Scan, ep: Episode) -> str:
     if not said:
         cmd = tools.command_of(ev)
         said = f"last ran `{_plain(cmd)}`" if cmd else f"last call: {ev.tool_name or 'tool'} {one_line(ev.target or '')}"
-    return said + (" (interrupted by the user)" if ep.interrupted else "")
+    return said + (" (interrupted by the user)" if ep.interrupted else " (refused by the harness)" if ep.denied else "")
 
 
 def _said_before(s: Scan, ep: Episode, call: int) -> str | None:

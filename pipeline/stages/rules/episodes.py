@@ -18,7 +18,8 @@ What an episode did is read from its events, in any language (no phrase lists bu
   script, no later kill-shell tool;
 * **report** — its final main-thread assistant message, the densest source: the question or offer it ends
   with (``asks``), the shell commands it hands to the user to run (``handed``);
-* **interrupted** — the user stopped it (an interruption marker, a tool call the user refused).
+* **interrupted** — the user stopped it (an interruption marker, a tool call the user refused); **denied** — the
+  harness's permission check refused one of its calls.
 
 Its **state** at the end of the transcript, the first that applies:
 
@@ -76,8 +77,12 @@ _MARKED = lazy_re(r"^\s*(?:\$|!)\s*\S")
 _PROGRAM_WORD = lazy_re(r"^(?:[a-z][\w.-]*|\.{0,2}/\S+|~/\S+)(?:\s|$)")
 _CMD_LINE = lazy_re(r"^\s*(?:[$>]\s+|!\s*)?([a-zA-Z.][\w./-]*(?:\s+\S+)+)\s*$")
 _CD_LEAD = lazy_re(r"^cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*(?:&&|;)\s*")
-_REFUSED = lazy_re(r"^(?:The user doesn't want to proceed|User rejected|The user rejected|Permission denied by user)",
-                   re.IGNORECASE)
+_REFUSED = lazy_re(r"^(?:The user doesn't want to proceed|User rejected|The user rejected|Permission denied by user|"
+                   r"\[Request interrupted by user)", re.IGNORECASE)
+#: a call the user stopped or refused, or the harness's permission check denied: the command never (fully) ran
+_NOT_RUN = lazy_re(r"^(?:The user doesn't want to proceed|User rejected|The user rejected|Permission denied by user|"
+                   r"\[Request interrupted by user|Permission for this action was denied|"
+                   r"(?:Tool|Command) (?:use |execution )?(?:was )?(?:denied|rejected|blocked)\b)", re.IGNORECASE)
 _INTERRUPT = "[Request interrupted by user"
 
 
@@ -103,6 +108,7 @@ class Episode:
     pending: list[int] = field(default_factory=list)
     background: list[int] = field(default_factory=list)
     interrupted: bool = False
+    denied: bool = False
     question: str | None = None
     handed: list[str] = field(default_factory=list)
     state: str = "done"
@@ -120,14 +126,18 @@ def episodes(s: Scan) -> list[Episode]:
 
 
 def check_runs(s: Scan, call: int) -> list[tuple[str, str, str, str]]:
-    """``tools.check_runs`` of shell call ``call`` with its result, computed once per scan."""
+    """``tools.check_runs`` of shell call ``call`` with its result, computed once per scan; a run the user stopped
+    or refused, or the harness's permission check denied, has an unknown outcome (it is no failed run)."""
     memo = s.memo.setdefault("checks", {})
     got = memo.get(call)
     if got is None:
         ev = s.events[call]
         raw = tools.raw_command(ev)
         result = s.events[s.result_of[call]] if call in s.result_of else None
-        got = memo[call] = tools.check_runs(raw, result) if raw else []
+        got = tools.check_runs(raw, result) if raw else []
+        if got and result is not None and _NOT_RUN.match((result.text or "").lstrip()):
+            got = [(kind, key, seg, "unknown") for kind, key, seg, _ in got]  # stopped or refused: it never ran
+        memo[call] = got
     return got
 
 
@@ -183,6 +193,8 @@ def _build(s: Scan) -> list[Episode]:
             ep.pending.append(i)
         elif _REFUSED.match((result.text or "").lstrip()):
             ep.interrupted = True
+        elif _NOT_RUN.match((result.text or "").lstrip()):
+            ep.denied = True
         paths = tools.edit_paths(ev)
         if paths:
             if result is not None and not result.is_error:

@@ -81,10 +81,10 @@ def build(s: Scan, eps: list[Episode], planned: list[str], failures: list[tuple[
 
 
 def _in_progress(s: Scan, last: Episode | None, latest_todo: int | None) -> bool:
-    """Whether the work is still under way at the end: the last episode runs or ends mid-work, or a todo list
-    written during the latest task still has open items (edits of unfinished work are neither checked nor
-    committed yet, and that is no news)."""
-    if last is not None and last.state in ("running", "working"):
+    """Whether the work is still under way at the end: the last episode runs or ends mid-work (and neither the
+    user nor the harness stopped it), or a todo list written during the latest task still has open items (edits of unfinished work
+    are neither checked nor committed yet, and that is no news)."""
+    if last is not None and last.state in ("running", "working") and not (last.interrupted or last.denied):
         return True
     if latest_todo is None or (last is not None and last.task is not None and latest_todo < last.task):
         return False
