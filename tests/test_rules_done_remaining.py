@@ -355,3 +355,16 @@ def test_package_managers_adding_things_make_no_record():
     b.bash("uv add httpx", "Resolved 12 packages")
     _, done, _ = position(b)
     assert done == []
+
+
+@pytest.mark.parametrize("command, expected", [
+    ('["bash","-lc","cat <<\'EOF\' > specs/tasks.md\\n---\\ntitle: Tasks\\nEOF"]', [("specs/tasks.md", True)]),
+    ('["bash","-lc","sed -i \'s/a/b/\' src/app.py"]', [("src/app.py", False)]),
+    ("perl -0pi -e 's/_X = bool\\(x\\)\\n    _Y/_X = 1\\n", []),  # the script is cut off: no file is named
+])
+def test_codex_argv_commands_and_cut_off_scripts(command, expected):
+    b = B()
+    b.user("write the task list")
+    c = b.call("shell", command, text=f"command: {command}")
+    ev = b.events[c]
+    assert tools.shell_edits(tools.raw_command(ev), ev.text) == expected

@@ -123,7 +123,30 @@ def raw_command(ev: Event) -> str:
     end = _ARG_KEY.search(raw)
     if end:
         raw = raw[: end.start()]
+    if raw.startswith("["):  # Codex's argv form: ["bash", "-lc", "<script>"]
+        script = _argv_script(raw)
+        if script:
+            return script
     return raw if " ".join(raw.split()) == flat or len(flat) < len(" ".join(raw.split())) else flat
+
+
+def _argv_script(raw: str) -> str:
+    """The script of an argv list rendered as JSON (``["bash", "-lc", "cat > f <<EOF\\n…"]`` -> the script with
+    its line breaks; ``["git", "status"]`` -> ``git status``); "" when ``raw`` is no such list."""
+    import json
+
+    try:
+        argv = json.loads(raw.strip())
+    except ValueError:
+        return ""
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return ""
+    for k, a in enumerate(argv[:-1]):
+        if a in ("-c", "-lc", "-ic", "-Command", "/c", "/C"):
+            return argv[k + 1]
+    import shlex
+
+    return shlex.join(argv)
 
 
 def edit_paths(ev: Event) -> list[str]:
@@ -536,14 +559,16 @@ def push_done(raw_cmd: str, result: Event | None) -> bool:
     return True
 
 
-def _argv(seg: str) -> list[str]:
+def _argv(seg: str, *, strict: bool = False) -> list[str]:
+    """The words of a command's first line (shell quoting read); when its quotes do not close, its words split at
+    whitespace, or [] if ``strict`` (a script cut off or spread over lines: its words name no files)."""
     import shlex
 
     first = seg.split("\n", 1)[0]
     try:
         return shlex.split(first, posix=True)
     except ValueError:
-        return first.split()
+        return [] if strict else first.split()
 
 
 def created_ref(raw_cmd: str, result: Event | None) -> tuple[str, str, bool] | None:
@@ -631,7 +656,7 @@ def shell_edits(raw_cmd: str, full: str | None = None) -> list[tuple[str, bool]]
             out.append((m.group(2).strip(), m.group(1) == "Add"))
         return list(dict.fromkeys(out))
     for seg, _ in split_shell(raw_cmd):
-        argv = _argv(seg)
+        argv = _argv(seg, strict=True)
         if not argv:
             continue
         prog = argv[0].rsplit("/", 1)[-1]
