@@ -368,3 +368,13 @@ def test_codex_argv_commands_and_cut_off_scripts(command, expected):
     c = b.call("shell", command, text=f"command: {command}")
     ev = b.events[c]
     assert tools.shell_edits(tools.raw_command(ev), ev.text) == expected
+
+
+@pytest.mark.parametrize("cmd", ["uv run --with pytest pytest", "uv run --extra dev pytest -q", "uvx pytest"])
+def test_uv_wrappers_keep_the_runner_key(cmd):
+    b = B()
+    b.user("run the tests")
+    b.bash("uv run pytest", "error: Failed to spawn: `pytest`", error=True)
+    b.bash(cmd, "12 passed in 0.9s")
+    _, done, remaining = position(b)
+    assert f"Ran `{cmd}` (passed)" in done and not any("last run failed" in x for x in remaining)

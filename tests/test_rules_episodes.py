@@ -341,3 +341,22 @@ def test_a_check_the_user_stopped_or_the_harness_refused_is_no_failure_but_leave
     assert "Re-run `pnpm build`: src/pages/RegisterPage.tsx changed after its last run" in remaining
     if stopped.startswith(("[Request", "The user")):
         assert current.endswith("(interrupted by the user)")
+
+
+@pytest.mark.parametrize("report", [
+    "The spec is written.\n\nOutstanding: non-functional details are still light.",
+    "A especificação está pronta.\n\nPendências: detalhes não funcionais ainda vagos.",
+    "规格已写好。\n\n待办：非功能需求还不够具体。",
+])
+def test_open_items_of_a_task_the_user_moved_on_from_are_not_remaining(report):
+    b = B()
+    b.user("write the spec for the STT service")
+    b.asst(report)
+    b.user("now run the tests")
+    b.bash("pytest -q", "12 passed in 0.9s")
+    b.asst("All 12 tests pass.")
+    assert position(b)[2] == []
+    b = B()
+    b.user("write the spec for the STT service")
+    b.asst(report)
+    assert position(b)[2] != []  # still the latest task's own open items

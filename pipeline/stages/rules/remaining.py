@@ -7,7 +7,8 @@ In this order (``build``), each item at most ``ITEM_LIMIT`` characters, ``MAX_RE
    left without an answer → ``Waiting for the user: <question>`` (``episodes.asks``);
 2. **what was planned** — the latest todo list's pending items in list order, else a status list's next items,
    else the open items the latest assistant message after the list states ("Next steps:", "Still to do:",
-   "Próximos passos:", "下一步：" …; ``open_items_in``);
+   "Próximos passos:", "下一步：" …; ``open_items_in``), looking no further back than the latest task the agent
+   replied to;
 3. **a checklist file the agent works through** — a markdown file whose ``- [ ]`` boxes the agent's own edits
    tick (``tasks.md``, ``TODO.md``, ``PLAN.md``): its boxes still open as the session last read them, after the
    ticks (``checklist``), at most ``MAX_CHECKLIST``;
@@ -68,7 +69,8 @@ def build(s: Scan, eps: list[Episode], planned: list[str], failures: list[tuple[
     last = eps[-1] if eps else None
     if last is not None and last.question and last.prompt >= 0 and last.state in ("handed_back", "running", "working"):
         out.append(clip("Waiting for the user: " + last.question, ITEM_LIMIT))
-    out.extend(planned or _open_items(s, after=latest_todo if latest_todo is not None else -1))
+    since = max(latest_todo if latest_todo is not None else -1, _answered_task(eps))
+    out.extend(planned or _open_items(s, after=since))
     out.extend(checklist(s)[:MAX_CHECKLIST])
     out.extend(text for _, text in failures)
     if not _in_progress(s, last, latest_todo):
@@ -387,6 +389,13 @@ _OPEN_HEAD = lazy_re(
     re.IGNORECASE,
 )
 _OPEN_HEAD_NOCOLON = lazy_re(r"^[ \t]*#+\s*(?:\*\*|__)?(?:" + _HEADS + r")(?:\*\*|__)?\s*$", re.IGNORECASE)
+
+def _answered_task(eps: list[Episode]) -> int:
+    """The prompt that opened the latest task the agent replied to (-1 when none): open items an agent stated
+    before it belong to work the user has moved on from."""
+    replied: set[int] = {ep.task for ep in eps if ep.task is not None and ep.report is not None}
+    return max(replied) - 1 if replied else -1
+
 
 def _open_items(s: Scan, after: int) -> list[str]:
     """Open items from the latest assistant message (after event ``after``) that states some."""

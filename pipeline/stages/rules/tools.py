@@ -30,7 +30,9 @@ _PATCH_FILE = lazy_re(r"\*\*\* (?:Update|Add) File: ([^\n*]+?)(?=\s*(?:\*\*\*|\n
 _VIEW_CMD = lazy_re(r"\bcommand\W+view\b")
 _SEGMENT_SPLIT = lazy_re(r"\s*(?:&&|\|\||;|\|)\s*")
 _PREFIX = lazy_re(
-    r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\d+[smh]?|env|nice|uv\s+run|poetry\s+run|pdm\s+run|"
+    r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\d+[smh]?|env|nice|uvx|"
+    r"uv\s+run(?:\s+--(?:with|extra|group|python|project|directory)[ =]\S+|\s+--(?:no-sync|frozen|locked|all-extras))*|"
+    r"poetry\s+run|pdm\s+run|"
     r"hatch\s+run|pipenv\s+run|bundle\s+exec|npx|bunx|pnpm\s+exec|yarn\s+exec|(?:\S*/)?\.?venv/bin/|"
     r"(?:\S*/)?python3?(?:\.\d+)?\s+-m)\s*)+"
 )
