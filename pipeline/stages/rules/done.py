@@ -8,7 +8,8 @@ import re
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import branches, edits, tools
-from pipeline.stages.rules.episodes import check_runs, shell_writes
+from pipeline.stages.rules.episodes import check_runs, edited, shell_writes
+from pipeline.stages.rules.episodes import raw as raw_of
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip
 
@@ -100,7 +101,7 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
             flush()
             continue
         result = s.events[s.result_of[i]] if i in s.result_of else None
-        paths = tools.edit_paths(ev)
+        paths = edited(s, i)
         if paths:
             if result is not None and result.is_error:
                 continue
@@ -112,7 +113,7 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
         cmd = tools.command_of(ev)
         if not cmd:
             continue
-        raw = tools.raw_command(ev)
+        raw = raw_of(s, i)
         checks = check_runs(s, i)
         if checks:
             flush()
@@ -206,6 +207,7 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
 
 
 _CREATE_CMD = lazy_re(r"^(?P<head>(?P<prog>[\w.-]+)(?:\s+[a-z][\w-]*){0,2}?\s+(?:create|new|add))\b(?P<rest>.*)$", re.DOTALL)
+_MAKES = lazy_re(r"\s(?:create|new|add)\b")
 _JSON_ID = lazy_re(r'"(?:id|key|number|identifier)"\s*:\s*"?([\w][\w.:/-]*)')
 _QUOTED = lazy_re(r"""["']([^"'\n]{3,120})["']""")
 _NOT_RECORDS = frozenset({"git", "npm", "npx", "pnpm", "yarn", "pip", "uv", "cargo", "go", "mkdir", "touch", "docker",
@@ -217,7 +219,7 @@ def _record(raw: str, result) -> tuple[str, str, str] | None:
     (``bd create "Phase 1" … -> {"id": "app-gsa.1"}``, ``tea issues create``, ``az boards work-item create``): the
     last segment is ``<tool> [<noun>] create|new|add …`` and the result, not a failure, holds a JSON id.  Package
     managers, git and file tools are left out (their "add" / "new" make no record)."""
-    if result is None or tools.failed(result):
+    if result is None or not _MAKES.search(raw) or tools.failed(result):
         return None
     parts = tools.split_shell(raw)
     if not parts:

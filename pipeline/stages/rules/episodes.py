@@ -125,17 +125,34 @@ def episodes(s: Scan) -> list[Episode]:
     return got
 
 
+def raw(s: Scan, call: int) -> str:
+    """``tools.raw_command`` of call ``call`` ("" for a call that runs no shell command), computed once per scan."""
+    memo = s.memo.setdefault("raw", {})
+    got = memo.get(call)
+    if got is None:
+        got = memo[call] = tools.raw_command(s.events[call])
+    return got
+
+
+def edited(s: Scan, call: int) -> list[str]:
+    """``tools.edit_paths`` of call ``call``, computed once per scan."""
+    memo = s.memo.setdefault("edited", {})
+    got = memo.get(call)
+    if got is None:
+        got = memo[call] = tools.edit_paths(s.events[call])
+    return got
+
+
 def check_runs(s: Scan, call: int) -> list[tuple[str, str, str, str]]:
     """``tools.check_runs`` of shell call ``call`` with its result, computed once per scan; a run the user stopped
     or refused, or the harness's permission check denied, has an unknown outcome (it is no failed run)."""
     memo = s.memo.setdefault("checks", {})
     got = memo.get(call)
     if got is None:
-        ev = s.events[call]
-        raw = tools.raw_command(ev)
+        cmd = raw(s, call)
         result = s.events[s.result_of[call]] if call in s.result_of else None
-        got = tools.check_runs(raw, result) if raw else []
-        if got and result is not None and _NOT_RUN.match((result.text or "").lstrip()):
+        got = tools.check_runs(cmd, result) if cmd else []
+        if got and result is not None and _NOT_RUN.match((result.text or "")[:200].lstrip()):
             got = [(kind, key, seg, "unknown") for kind, key, seg, _ in got]  # stopped or refused: it never ran
         memo[call] = got
     return got
@@ -146,9 +163,8 @@ def shell_writes(s: Scan, call: int) -> list[tuple[str, bool]]:
     memo = s.memo.setdefault("writes", {})
     got = memo.get(call)
     if got is None:
-        ev = s.events[call]
-        raw = tools.raw_command(ev)
-        got = memo[call] = tools.shell_edits(raw, ev.text) if raw else []
+        cmd = raw(s, call)
+        got = memo[call] = tools.shell_edits(cmd, s.events[call].text) if cmd else []
     return got
 
 
@@ -184,33 +200,35 @@ def _build(s: Scan) -> list[Episode]:
                 ep.report = i  # a completion call (Copilot ``task_complete``) is the agent's report too
             continue
         if ev.kind == "user_prompt":
-            if ev.text.lstrip().startswith(_INTERRUPT):
+            if ev.text[:200].lstrip().startswith(_INTERRUPT):
                 ep.interrupted = True
             continue
         ep.calls.append(i)
         result = events[s.result_of[i]] if i in s.result_of else None
         if result is None:
             ep.pending.append(i)
-        elif _REFUSED.match((result.text or "").lstrip()):
-            ep.interrupted = True
-        elif _NOT_RUN.match((result.text or "").lstrip()):
-            ep.denied = True
-        paths = tools.edit_paths(ev)
+        else:
+            head = (result.text or "")[:200].lstrip()
+            if _REFUSED.match(head):
+                ep.interrupted = True
+            elif _NOT_RUN.match(head):
+                ep.denied = True
+        paths = edited(s, i)
         if paths:
             if result is not None and not result.is_error:
                 ep.edits.extend((i, p) for p in _kept_paths(paths, cwd))
             continue
-        raw = tools.raw_command(ev)
-        if not raw:
+        cmd = raw(s, i)
+        if not cmd:
             continue
         runs = check_runs(s, i)
         for kind, key, seg, outcome in runs:
             ep.checks.append((i, kind, key, seg, outcome))
-        if _background(ev, raw):
+        if _background(ev, cmd):
             ep.background.append(i)
-        elif not runs and result is not None and not tools.failed(result):
+        elif not runs and result is not None:
             written = shell_writes(s, i)
-            if written:
+            if written and not tools.failed(result):
                 ep.edits.extend((i, p) for p in _kept_paths([p for p, _ in written], cwd))
     for ep in out:
         if ep.report is not None and (not ep.calls or ep.report > ep.calls[-1]):
@@ -222,6 +240,7 @@ def _build(s: Scan) -> list[Episode]:
             if tools.tool(last) in QUESTION_TOOLS and ep.calls[-1] not in s.result_of:
                 ep.question = one_line(last.target or last.text)
     _alive(s, out)
+    s.memo["all_checks"] = [c for ep in out for c in ep.checks]
     for n, ep in enumerate(out):
         ep.state = _state(s, ep, last=n == len(out) - 1)
     return out
@@ -267,7 +286,7 @@ def _alive(s: Scan, eps: list[Episode]) -> None:
     for job in jobs:
         result = s.events[s.result_of[job]] if job in s.result_of else None
         pids = {g for m in _PID.finditer(result.text or "") for g in m.groups() if g} if result else set()
-        script = _script(tools.raw_command(s.events[job]))
+        script = _script(raw(s, job))
         for i in s.calls:
             if i <= job:
                 continue
@@ -349,17 +368,25 @@ def code_path(path: str) -> bool:
     return not (path.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", path))
 
 
+def all_checks(s: Scan) -> list[tuple[int, str, str, str, str]]:
+    """``(call, kind, key, segment, outcome)`` of every test / lint / build run of the session, in order (the
+    episodes' ``checks`` joined), computed once per scan."""
+    got = s.memo.get("all_checks")
+    if got is None:
+        got = s.memo["all_checks"] = [c for ep in episodes(s) for c in ep.checks]
+    return got
+
+
 def stale_checks(s: Scan, last_edit: int) -> list[tuple[str, int]]:
     """``(segment, call)`` of the checks the session ran before event ``last_edit`` (an edit of code), tests first,
     then builds, then lints, newest first within each, when no check of any kind ran with a shown outcome after
     it: the edit is unverified.  [] when one did, or when the session runs no checks."""
     seen: dict[str, tuple[int, str, str]] = {}  # key -> (call, kind, segment) of its latest run before last_edit
-    for i in s.calls:
-        for kind, key, seg, outcome in check_runs(s, i):
-            if i < last_edit:
-                seen[key] = (i, kind, seg)
-            elif outcome != "unknown":
-                return []
+    for i, kind, key, seg, outcome in all_checks(s):
+        if i < last_edit:
+            seen[key] = (i, kind, seg)
+        elif outcome != "unknown":
+            return []
     order = {"test": 0, "build": 1, "lint": 2}
     out = sorted(seen.values(), key=lambda x: (order.get(x[1], 3), -x[0]))
     return list({seg: (seg, i) for i, _, seg in reversed(out)}.values())[::-1]

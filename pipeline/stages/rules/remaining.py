@@ -37,7 +37,7 @@ import re
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import edits, tools
-from pipeline.stages.rules.episodes import Episode, bare_command, code_path, stale_checks
+from pipeline.stages.rules.episodes import Episode, bare_command, code_path, edited, stale_checks
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, is_list_item, one_line, strip_markup, tokens
 
@@ -118,7 +118,7 @@ def checklist(s: Scan) -> list[str]:
     ticked: set[str] = set()
     for i in s.calls:
         ev = s.events[i]
-        paths = tools.edit_paths(ev)
+        paths = edited(s, i)
         if not paths or "[" not in (ev.text or ""):
             continue
         old, new = _new_text(ev)
@@ -199,7 +199,7 @@ def _markers(s: Scan) -> list[str]:
     found: dict[tuple[str, str], int] = {}
     for i in s.calls:
         ev = s.events[i]
-        paths = tools.edit_paths(ev)
+        paths = edited(s, i)
         text = ev.text or ""
         if not paths or ("TODO" not in text and "FIXME" not in text and not found):
             continue
@@ -368,7 +368,7 @@ def _ran_later(s: Scan, cmd: str, after: int) -> bool:
             r = s.events[s.result_of[i]] if i in s.result_of else None
             if r is not None and not tools.failed(r):
                 return True
-    return any(i >= after and s.events[i].text.lstrip().startswith("!") and head in s.events[i].text for i in s.users)
+    return any(i >= after and s.events[i].text[:20].lstrip().startswith("!") and head in s.events[i].text for i in s.users)
 
 
 # --- 2. open items a message states ---------------------------------------------------------------------------
