@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.stages import distil
 from pipeline.stages.rules import tools
-from pipeline.stages.rules.position import open_items_in
+from pipeline.stages.rules.remaining import open_items_in
 from rules_builder import B
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.stages import distil
-from pipeline.stages.rules.position import open_items_in
+from pipeline.stages.rules.remaining import open_items_in
 from rules_builder import B
 
 

@@ -28,7 +28,6 @@ from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import current as current_rules
 from pipeline.stages.rules import done as done_rules
 from pipeline.stages.rules import episodes, remaining, sequence, workflow
-from pipeline.stages.rules.remaining import open_items_in  # noqa: F401  (re-exported: tests and callers read it here)
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, strip_markup
 

@@ -39,7 +39,7 @@ from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import edits, tools
 from pipeline.stages.rules.episodes import Episode, bare_command, code_path, edited, stale_checks
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, is_list_item, one_line, strip_markup, tokens
+from pipeline.stages.rules.text import clip, is_list_item, strip_markup, tokens
 
 MAX_REMAINING = 15
 MAX_CHECKLIST = 5
@@ -270,7 +270,6 @@ def _idents(text: str) -> set[str]:
 def _loose_ends(s: Scan, eps: list[Episode], steps: list[tuple[int, str]]) -> list[str]:
     """Module rule 8, newest first."""
     from pipeline.stages.rules.current import label
-    from pipeline.stages.rules.workflow import prompt_task_text
 
     out: list[str] = []
     for k in range(len(eps) - 2, -1, -1):

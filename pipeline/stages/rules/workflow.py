@@ -388,34 +388,10 @@ _PLAN_TOOLS = frozenset({"exitplanmode", "exit_plan_mode"})
 _PLAN_ARG = lazy_re(r"^(?:plan|plan_filename):\s*", re.MULTILINE)
 
 
-def plan_texts(s: Scan) -> list[tuple[int, str]]:
-    """``(event index, plan text)`` of every plan the user approved or handed over, oldest first: an approved
-    plan-mode call's plan (``approved_plans``) and a prompt that is a lead line over a document
-    (``lead_document``)."""
-    out: list[tuple[int, str]] = []
-    for i in s.users:
-        text = s.events[i].text
-        if paste.is_template(text) and lead_document(text):
-            out.append((i, text))
-    for i in s.calls:
-        ev = s.events[i]
-        if (ev.tool_name or "").lower() in _PLAN_TOOLS and i in s.result_of and not s.events[s.result_of[i]].is_error:
-            text = ev.text or ""
-            m = _PLAN_ARG.match(text)
-            if m and text.startswith("plan_filename"):
-                name = text[m.end():].strip().splitlines()[0] if text[m.end():].strip() else ""
-                text = _written(s, i, name) if name else ""
-            elif m:
-                text = text[m.end():]
-            if text.strip():
-                out.append((i, text))
-    return sorted(out)
-
-
-def approved_plans(s: Scan) -> list[tuple[int, str]]:
-    """``(event index, "<title> (files: …)")`` for each plan the user approved through the harness's plan mode
-    (Claude Code ``ExitPlanMode`` with the plan in its arguments, Gemini CLI ``exit_plan_mode`` naming the plan
-    file the agent wrote before it): a call whose result is not an error (a refused plan is the Decision Log's)."""
+def _plan_mode(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, plan text)`` of each plan the user approved through the harness's plan mode (Claude Code
+    ``ExitPlanMode`` with the plan in its arguments, Gemini CLI ``exit_plan_mode`` naming the plan file the agent
+    wrote before it): a call whose result is not an error (a refused plan is the Decision Log's)."""
     out: list[tuple[int, str]] = []
     for i in s.calls:
         ev = s.events[i]
@@ -430,7 +406,24 @@ def approved_plans(s: Scan) -> list[tuple[int, str]]:
             text = _written(s, i, name) if name else ""
         elif m:
             text = text[m.end():]
-        got = lead_document("Plan:\n" + text.lstrip()) if text.strip() else ""
+        if text.strip():
+            out.append((i, text))
+    return out
+
+
+def plan_texts(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, plan text)`` of every plan the user approved (``_plan_mode``) or handed over (a prompt that
+    is a lead line over a document, ``lead_document``), oldest first."""
+    handed = [(i, s.events[i].text) for i in s.users
+              if paste.is_template(s.events[i].text) and lead_document(s.events[i].text)]
+    return sorted(handed + _plan_mode(s))
+
+
+def approved_plans(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, "<title> (files: …)")`` for each plan approved in plan mode (``_plan_mode``)."""
+    out: list[tuple[int, str]] = []
+    for i, text in _plan_mode(s):
+        got = lead_document("Plan:\n" + text.lstrip())
         if got and not untrusted.address_problem(got):
             out.append((i, got[len("Plan: "):]))
     return out
