@@ -14,6 +14,7 @@ Rules:
   answered by assistant messages alone (no tool call before the next prompt) and sharing no content word
   with the next task ("whats my localhost address" before "remove the BoundaryNote import…"); the latest
   task is always kept;
+* not a task: the same task sent again with small changes (a typo fixed; ``_resent``): the later one stands;
 * not a task: a later greeting ("oi", "你好") or a single word with no identifier ("thanks!"); a short answer to the agent's question ("yes", "both", "1", "sim", "好的") — short means at
   most ``ANSWER_WORDS`` words (or ``ANSWER_CHARS`` characters of CJK text) right after an assistant message
   that asks or offers options; a bare option pick anywhere; the same prompt again (duplicated history);
@@ -211,7 +212,12 @@ def lead_document(text: str) -> str:
             if not lead:
                 return ""
             rest = "\n".join(lines[k + 1:])
-            paths = list(dict.fromkeys(m.group(1) for m in _DOC_PATH.finditer(rest)))[:MAX_DOC_PATHS]
+            paths: list[str] = []
+            for m in _DOC_PATH.finditer(rest):
+                p = m.group(1)
+                if not any(p == q or q.endswith("/" + p) for q in paths):  # `installer.py` after `src/x/installer.py`
+                    paths.append(p)
+            paths = paths[:MAX_DOC_PATHS]
             head = one_line(" ".join(lead) + " " + strip_markup(h.group(1)))
             return head + (f" (files: {', '.join(paths)})" if paths else "")
         if line.lstrip().startswith(("```", "~~~")):
@@ -286,7 +292,23 @@ def _tasks(s: Scan) -> list[int]:
             continue
         seen.add(key)
         out.append(i)
-    return [i for k, i in enumerate(out) if k == len(out) - 1 or not _side_question(s, i, out[k + 1])]
+    return [i for k, i in enumerate(out)
+            if k == len(out) - 1 or not (_side_question(s, i, out[k + 1]) or _resent(s, i, out[k + 1]))]
+
+
+RESENT_SIMILARITY = 0.8  # character-bigram overlap (Jaccard) from which a task sent again replaces the one before
+RESENT_MIN_CHARS = 30  # shorter tasks differ by a word and mean something else ("tests for refunds" / "returns")
+
+
+def _resent(s: Scan, i: int, nxt: int) -> bool:
+    """Whether task ``nxt`` is task ``i`` sent again with small changes (a typo fixed, a word translated): their
+    own words, each at least ``RESENT_MIN_CHARS`` long, share ``RESENT_SIMILARITY`` of their character bigrams (any
+    script) and differ in length by under a third.  The later one stands."""
+    a, b = one_line(prompt_task_text(s, i)).lower(), one_line(prompt_task_text(s, nxt)).lower()
+    if min(len(a), len(b)) < RESENT_MIN_CHARS or abs(len(a) - len(b)) * 3 > max(len(a), len(b)):
+        return False
+    x, y = {a[k:k + 2] for k in range(len(a) - 1)}, {b[k:k + 2] for k in range(len(b) - 1)}
+    return bool(x and y) and len(x & y) / len(x | y) >= RESENT_SIMILARITY
 
 
 def _side_question(s: Scan, i: int, nxt: int) -> bool:
