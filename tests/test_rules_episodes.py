@@ -360,3 +360,19 @@ def test_open_items_of_a_task_the_user_moved_on_from_are_not_remaining(report):
     b.user("write the spec for the STT service")
     b.asst(report)
     assert position(b)[2] != []  # still the latest task's own open items
+
+
+@pytest.mark.parametrize("agent, description", [
+    ("Explore", "Audit every call site of the Redis client"),
+    ("general-purpose", "Benchmark the three JSON parsers"),
+    ("code-reviewer", "Revisar o PR #212 de ponta a ponta"),
+])
+def test_a_sub_agent_that_never_answered_is_running(agent, description):
+    b = B()
+    b.user("find out why checkout is slow")
+    b.add("subagent_call", f"Investigate: {description}", tool_name="Task", target=description,
+          call_id="toolu_bg01", agent=agent)
+    b.asst("I started the sub-agent in the background; I will read its report when it is done.")
+    current, _, _ = position(b)
+    assert states(b) == ["running"]
+    assert current == f"find out why checkout is slow — the {agent} sub-agent has not answered yet: {description}"

@@ -214,6 +214,8 @@ def _running(s: Scan, ep: Episode) -> str:
     if ep.pending:
         call = ep.pending[-1]
         ev = s.events[call]
+        if ev.kind == "subagent_call":
+            return f"the {ev.agent or 'sub-agent'} sub-agent has not answered yet: {one_line(ev.target or ev.text)}"
         cmd = tools.command_of(ev)
         said = _said_before(s, ep, call) or _description(ev.text) or ("" if cmd else ev.target or tools.tool(ev))
         shown = f"`{_plain(cmd)}` still running" if cmd else ""

@@ -11,7 +11,7 @@ What an episode did is read from its events, in any language (no phrase lists bu
 * **edits** — file-editing calls and shell writes that succeeded (``tools.edit_paths``, ``tools.shell_edits``);
 * **checks** — test / lint / build runs and their outcome (``tools.check_runs``: passed, failed, unknown);
 * **pending** — calls with no result when the transcript ends (the harness shows them running: opencode
-  ``running``, a Claude Code call cut off);
+  ``running``, a Claude Code call cut off), and sub-agents whose answer never came back;
 * **background** — jobs started in the background (``run_in_background`` / ``is_background`` / ``mode: async``
   / ``detach`` arguments, or a shell command that puts a segment in the background with ``&``, ``nohup``
   included) and not seen ending: no later ``kill`` naming the job's PID (as its own output printed it) or its
@@ -240,6 +240,8 @@ def _build(s: Scan) -> list[Episode]:
             if tools.tool(last) in QUESTION_TOOLS and ep.calls[-1] not in s.result_of:
                 ep.question = one_line(last.target or last.text)
     _alive(s, out)
+    if out:
+        _waiting_agents(s, out[-1])
     s.memo["all_checks"] = [c for ep in out for c in ep.checks]
     for n, ep in enumerate(out):
         ep.state = _state(s, ep, last=n == len(out) - 1)
@@ -254,6 +256,18 @@ def report_text(s: Scan, ep: Episode) -> str:
     if ev.kind == "tool_call":
         return _ARG_LEAD.sub("", ev.text or ev.target or "", count=1)
     return ev.text
+
+
+def _waiting_agents(s: Scan, ep: Episode) -> None:
+    """Add to the last episode's ``pending`` the sub-agents it started whose answer never came back (a background
+    sub-agent still working when the transcript ends)."""
+    start = max(ep.prompt, 0)
+    answered = {s.events[i].call_id for i in s.subagent_results if i >= start}
+    for i in range(start, ep.end):
+        ev = s.events[i]
+        if ev.kind == "subagent_call" and ev.call_id and ev.call_id not in answered:
+            ep.pending.append(i)
+    ep.pending.sort()
 
 
 def _kept_paths(paths: list[str], cwd: str | None) -> list[str]:
