@@ -376,3 +376,19 @@ def test_a_sub_agent_that_never_answered_is_running(agent, description):
     current, _, _ = position(b)
     assert states(b) == ["running"]
     assert current == f"find out why checkout is slow — the {agent} sub-agent has not answered yet: {description}"
+
+
+@pytest.mark.parametrize("report, step", [
+    ("Root cause: the test imported the old client. Next: rewrite the test against the route.",
+     "rewrite the test against the route"),
+    ("A causa é o import antigo. Agora vou reescrever o teste.", "Agora vou reescrever o teste."),
+    ("原因是测试导入了旧客户端。接下来重写这个测试。", "接下来重写这个测试。"),
+])
+def test_a_next_step_the_report_names_comes_before_the_failed_run_which_stays_remaining(report, step):
+    b = B()
+    b.user("add the health route")
+    b.bash("pytest -q tests/test_health.py", "1 failed: ImportError: healthz needs Flask>=3.1", error=True)
+    b.asst(report)
+    current, _, remaining = position(b)
+    assert current == "add the health route — " + step
+    assert any("last run failed" in x for x in remaining)

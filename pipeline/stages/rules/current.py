@@ -16,9 +16,10 @@ todo list's ``in_progress`` item and a status list's in-progress line come first
 4. **working** — tool calls after the last message (the transcript ends mid-work) → ``<request> — <the last
    "I'll / Let me / Now…" sentence before them, else the last call's description>``, marked when the user
    interrupted it;
-5. **failed** — a check's latest run failed → ``<request> — `<check>` failed: <the runner's failure line>``;
-6. **a stated next step** in the report ("Next up: the retry budget", "wiring the exporter next", "Agora vou…",
-   "接下来…") → ``<request> — <the step>``;
+5. **a stated next step** in the report ("Next up: the retry budget", "wiring the exporter next", "Agora vou…",
+   "接下来…") → ``<request> — <the step>`` (the agent said what comes next; a failed check stays in Remaining);
+6. **failed** — a check's latest run failed and the report names no next step → ``<request> — `<check>` failed:
+   <the runner's failure line>`` (whatever the report claims: "the tests pass" is not a run);
 7. **commands handed to the user** (a shell block in the report) → ``<request>: the user runs `<command>```;
 8. **finished** → ``<request> — finished (<files edited>; `<check>` passed | not re-checked): <the report's
    first sentences>`` (a structured review's ``overall_correctness`` stands in for them).
@@ -55,6 +56,7 @@ _NEXT_ANYWHERE = lazy_re(
     r"\b(?:next up|up next|next steps?|next)\s*[:\-–—]\s*(\S.{2,})|(\b\w+ing\b[^.!?\n]{2,80}?\b(?:next|now))[.!]?\s*$",
     re.IGNORECASE,
 )
+_CJK_STOP = lazy_re(r"(?<=[。！？])")
 _VERDICT_KEYS = ("overall_correctness", "verdict", "status", "result", "summary", "overall_explanation")
 _DESCRIPTION = lazy_re(r"(?:^|\s)description:\s*(.+?)(?:\s+\w+:\s|$)", re.DOTALL)
 _REDIRECTS = lazy_re(r"\s+(?:[12]?>>?|&>)\s*\S+|\s+[12]>&[12]")
@@ -88,14 +90,13 @@ def build(s: Scan, step: str | None = None) -> str | None:
     if last.question:
         return clip(waiting, ITEM_LIMIT)
     text = eps_mod.report_text(s, last)
-    if last.state == "failed":
-        _, _, _, seg, _ = eps_mod.failing(last.checks)[-1]
-        call = eps_mod.failing(last.checks)[-1][0]
-        reason = tools.failure_reason(s.events[s.result_of[call]]) if call in s.result_of else ""
-        return clip(f"{lead}`{seg}` failed" + (f": {reason}" if reason else ""), ITEM_LIMIT)
     nxt = _next_step(text) or doing(text)
     if nxt:
         return clip(lead + nxt, ITEM_LIMIT)
+    if last.state == "failed":
+        call, _, _, seg, _ = eps_mod.failing(last.checks)[-1]
+        reason = tools.failure_reason(s.events[s.result_of[call]]) if call in s.result_of else ""
+        return clip(f"{lead}`{seg}` failed" + (f": {reason}" if reason else ""), ITEM_LIMIT)
     if last.handed:
         return clip(f"{req or 'the last request'}: the user runs `{last.handed[0]}`", ITEM_LIMIT)
     gist = _verdict(text)
@@ -116,9 +117,11 @@ def label(s: Scan, ep: Episode) -> str:
 def doing(text: str) -> str | None:
     """The last "I'll / Let me / Now / Next…" sentence (or ``;`` clause) of ``text``, or None."""
     for sentence in reversed(_sentences(text)):
-        for clause in reversed([sentence] + [c.strip() for c in sentence.split(";")[1:]]):
-            if _DOING.match(clause):
-                return clause.rstrip(":")
+        parts = [x.strip() for x in _CJK_STOP.split(sentence) if x.strip()]  # "…客户端。接下来…" is two sentences
+        for part in reversed(parts):
+            for clause in reversed([part] + [c.strip() for c in part.split(";")[1:]]):
+                if _DOING.match(clause):
+                    return clause.rstrip(":")
     return None
 
 
