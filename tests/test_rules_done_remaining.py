@@ -378,3 +378,18 @@ def test_uv_wrappers_keep_the_runner_key(cmd):
     b.bash(cmd, "12 passed in 0.9s")
     _, done, remaining = position(b)
     assert f"Ran `{cmd}` (passed)" in done and not any("last run failed" in x for x in remaining)
+
+
+@pytest.mark.parametrize("path", [
+    "/Users/dev/.claude/plans/functional-greeting-rivest.md",
+    "/home/dev/.gemini/tmp/9dc5818b/plans/mosaic_grid.md",
+    "/tmp/probe.py",
+])
+def test_plan_and_scratch_files_of_the_harness_are_not_done(path):
+    b = B(cwd="/home/dev")
+    b.user("plan the refactor, then do it")
+    b.edit(path, tool="Write")
+    b.edit("/home/dev/shop/src/grid.ts")
+    b.asst("Done.")
+    _, done, _ = position(b)
+    assert done == ["Edited shop/src/grid.ts"]

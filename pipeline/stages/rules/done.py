@@ -8,7 +8,7 @@ import re
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import branches, edits, tools
-from pipeline.stages.rules.episodes import check_runs, edited, shell_writes
+from pipeline.stages.rules.episodes import check_runs, edited, scratch, shell_writes
 from pipeline.stages.rules.episodes import raw as raw_of
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip
@@ -82,7 +82,7 @@ def _outcomes(s: Scan) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
         nonlocal run_last
         for p, created in paths:
             rp = tools.relative(p, cwd)
-            if rp.startswith(("/tmp/", "/var/tmp/", "/private/tmp/")):
+            if scratch(rp):
                 continue  # a scratch file outside the session's folder
             if rp in run_paths:
                 run_paths.remove(rp)

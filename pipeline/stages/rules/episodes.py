@@ -270,11 +270,22 @@ def _waiting_agents(s: Scan, ep: Episode) -> None:
     ep.pending.sort()
 
 
+#: folders of the harnesses' own state (plans, todo files, scratch) inside a home or project folder
+_HARNESS_DIRS = lazy_re(r"(?:^|[\\/])(?:\.claude[\\/](?:plans|todos)|\.gemini[\\/]tmp|\.copilot[\\/]session-state|"
+                        r"\.local[\\/]share[\\/]opencode)[\\/]")
+
+
+def scratch(path: str) -> bool:
+    """Whether a written path is scratch rather than the session's work: under ``/tmp`` (``/var/tmp``,
+    ``/private/tmp``), or in a harness's own state folder (``~/.claude/plans``, ``~/.gemini/tmp``…)."""
+    return path.startswith(("/tmp/", "/var/tmp/", "/private/tmp/")) or bool(_HARNESS_DIRS.search(path))
+
+
 def _kept_paths(paths: list[str], cwd: str | None) -> list[str]:
     out = []
     for p in paths:
         rp = tools.relative(p, cwd)
-        if rp.startswith(("/tmp/", "/var/tmp/", "/private/tmp/")) or not rp.strip():
+        if scratch(rp) or not rp.strip():
             continue
         out.append(rp)
     return out
