@@ -117,8 +117,8 @@ def test_secrets_are_masked_not_refused(tmp_path):
     [name] = autos(store)
     text = (store / name).read_text()
     assert key not in text and "ops-lead@example.com" not in text
-    assert text.count("<REDACTED>") == 2
-    assert "masked 2 potential secret(s) with <REDACTED> (email, openai-api-key)" in err
+    assert text.count("<REDACTED>") == 3  # the key in the Approved Workflow and in Current (which names the task)
+    assert "masked 3 potential secret(s) with <REDACTED> (email, openai-api-key)" in err
 
 
 def test_copilot_payload(tmp_path):

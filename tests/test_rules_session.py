@@ -79,7 +79,7 @@ def test_decisive_early_facts_survive_a_long_session():
         ("APPROVED", "a token bucket in Redis"),
         ("REJECTED", "the in-memory limiter"),
     ]
-    assert d.position.current == "Next I will write the docs."
+    assert d.position.current.endswith(" — Next I will write the docs.")
     assert d.position.remaining == []
     assert d.position.done == [f"Apply the limiter to POST /api/{m}" for m in MODULES[-12:-1]] + [
         "Ran `REDIS_URL=redis://localhost:6380/15 python -m pytest -q tests/api/test_payouts.py` (passed)",

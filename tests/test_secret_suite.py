@@ -103,7 +103,7 @@ def echo_step(body: dict):
     tools = body.get("tools") or []
     name = tools[0]["function"]["name"] if tools else ""
     if "Woven" in name or "approved_workflow" in json.dumps(body.get("response_format") or {}):
-        return answer({"approved_workflow": sent[-1500:], "position": {"current": sent[-300:], "done": [sent[:300]],
+        return answer({"approved_workflow": sent[-3000:], "position": {"current": sent[-300:], "done": [sent[:300]],
                                                                        "remaining": []}})
     return answer({"decisions": [], "facts": []})
 
@@ -244,7 +244,8 @@ def test_json_runs_did_what_they_should(suite):
     assert codes["merge-json-mask"] == 0 and objects["merge-json-mask"]["redacted"]
     assert objects["resume-json"]["recovered"]["redaction"]  # the preview masked what it found
     manual = objects["resume-json-manual"]  # the manual file is of no session: the recovered one is used (issue 14)
-    assert manual["state"].endswith("-recovered.state.md") and manual["position"]["current"] == "Running: Open the PR"
+    assert manual["state"].endswith("-recovered.state.md") and manual["position"]["current"] == (
+        "yes, go ahead and open the PR for ORD-4471 — Open the PR")
     assert isinstance(manual["reconciliation"], list) and manual["decisions"]
     for label in ("restore-json", "restore-json-manual"):
         assert objects[label]["restored"] is True and [k for k in WORKFLOW_KEEP

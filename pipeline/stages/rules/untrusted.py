@@ -187,8 +187,9 @@ _SOURCE = (r"(?:readme|read\s?me|(?:web\s?)?pages?|site|website|article|blog(?:\
            r"search\s+results|(?:text|contents?)\s+(?:of|from)|pasted|paste|copied|copy-?paste|quoted|verbatim|"
            r"fetched|webfetch|scraped|downloaded|forwarded)")
 _QUOTE_VERB = r"(?:says|said|reads|states|stated|writes|wrote|contains|mentions|returned|returns|shows|printed|replied)"
-#: a line that introduces someone else's text below it: names a source (or a paste) and ends in a colon
-_LEAD_IN = lazy_re(rf"^(?=.{{0,240}}$).*(?:\b{_SOURCE}\b.*|\b{_QUOTE_VERB}\s*)[:：]\s*$", re.IGNORECASE)
+#: a line that introduces someone else's text below it: names a source (or a paste) and ends in a colon; a source
+#: word inside a name (``@agent-docs-architect``, ``docs/api``) names no source
+_LEAD_IN = lazy_re(rf"^(?=.{{0,240}}$).*(?:(?<![\w@/-]){_SOURCE}(?![\w/-]).*|\b{_QUOTE_VERB}\s*)[:：]\s*$", re.IGNORECASE)
 #: the same on one line, right before the evidence ("the page says: APPROVED: …")
 _LEAD_IN_TAIL = lazy_re(rf"(?:\b{_SOURCE}\b[^:：]{{0,80}}|\b{_QUOTE_VERB}\s*)[:：]\s*[\"“«„]?\s*$", re.IGNORECASE)
 _LABEL_START = lazy_re(rf"^[ \t>*_#-]*{_MARKER}", re.IGNORECASE)
