@@ -249,7 +249,9 @@ _CONSTRAINT_INTL = lazy_re(
 
 SPEC_CHARS = 600  # a prompt this long that states requirements is a specification (its "must"s say what to build)
 #: a negation inside a purpose or result clause: not a rule of the user's
-_PURPOSE_NEGATION = lazy_re(r"\bso\s+(?:that\s+)?(?:it|they|the\s+\w+)\s+(?:never|doesn't|don't|won't)\b|\bto\s+never\b", re.I)
+_PURPOSE_NEGATION = lazy_re(
+    r"\bso\s+(?:that\s+)?(?:it|they|the\s+\w+)\s+(?:\w+\s+){0,2}?(?:never|doesn't|don't|won't|isn't|aren't)\b|\bto\s+never\b", re.I
+)
 #: a positive requirement: "X must/should …" with no negation and no "always/only/never"
 _REQUIREMENT = lazy_re(
     r"^(?!.*\b(?:not|never|don't|dont|no|avoid|always|only|without)\b)(?:the\s+)?[\w`'\"()/ .-]{1,60}?\s+(?:must|should|needs?\s+to)\b",
@@ -397,6 +399,8 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         sent = strip_markup(text[a:b].replace("’", "'"))
         if len(sent) < 12 or sent.endswith(("?", ":", "：")) or _HYPO.search(sent) or _SELF_UNABLE.match(sent):
             continue  # a question, a lead-in to a list, a hypothesis, the agent's own inability
+        if _CODE_NOTE.match(sent):
+            continue  # a note of what the code is ("`parse()` function in `x.py:9` - parses…"): the code says it
         if _ROOT.search(sent) and (not _ROOT_NEEDS_FAILURE.match(sent) or _FAILURE_WORD.search(sent)):
             out.append(_cand("root_cause", s, i, a, b, sent))
         elif _QUIRK.search(sent) and not _SELF_TALK.match(sent):
@@ -417,6 +421,10 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
 
 
 _NUM = lazy_re(r"\d+[.,]\d+|\d{2,}")
+#: a line naming a piece of code and where it is, then what it does
+_CODE_NOTE = lazy_re(
+    r"^`?[\w.()]+`?\s+(?:function|class|method|module|component|hook|type|interface|struct|enum|constant)\s+(?:in|at|of)\s", re.I
+)
 #: a "Label: figures" line, the shape of a plan's selling points ("Reduced Coordination: 5 agents vs 12")
 _LABEL = lazy_re(r"^[\w .&/-]{1,40}:\s")
 MEASURE_LOOKBACK = 40  # events before a measured claim searched for its numbers

@@ -94,6 +94,8 @@ def _caveats(s: Scan, i: int, last: bool) -> list[Candidate]:
             continue  # a table row, a check-mark status line, a heading, what the agent did (Done's)
         if _CLAIM.search(sentence) or HEDGE.search(sentence) or _NOTHING_LEFT.search(sentence):
             continue  # a claim that all went well, a guess, or "nothing pending": no caveat
+        if _TODO_ITEM.match(sentence) or _PROPOSAL_LABEL.match(sentence):
+            continue  # a work item ("Fix the 4 failing tests") or a recommendation: Remaining's and the Decision Log's
         if not LIMITS.search(sentence.lower()) or not distinctive(sentence):
             continue
         out.append(Candidate("fact", clip(sentence, LIMIT), i, a, b, "caveat", CAVEAT + (LAST if last else 0.0)))
@@ -116,6 +118,16 @@ _NOTHING_LEFT = lazy_re(
     r"nothing\s+(?:else\s+)?(?:left|pending|remaining|to\s+do))\b|:\s*none\b",
     re.IGNORECASE,
 )
+
+
+#: a line that asks for work: an imperative change verb opening it
+_TODO_ITEM = lazy_re(
+    r"^(?:fix|add|update|create|implement|remove|write|run|test|check|verify|review|refactor|document|investigate|"
+    r"merge|deploy|push|commit|rename|move|migrate|configure|set\s+up|clean\s+up|consider|re-?run)\b",
+    re.IGNORECASE,
+)
+#: a recommendation or option label ("Recommended: Option A - …", "Suggestion: …")
+_PROPOSAL_LABEL = lazy_re(r"^(?:recommend(?:ed|ation)|suggest(?:ed|ion)|proposal|proposed|option\s+\w)\b\W", re.IGNORECASE)
 
 
 def _code_line(sentence: str) -> bool:

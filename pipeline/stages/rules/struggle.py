@@ -93,7 +93,8 @@ _CLAIM = lazy_re(
     r"\bsuccessfully\b|\b(?:has|have)\s+been\s+(?:\w+\s+)?(?:committed|merged|pushed|created|deployed|fixed|completed|"
     r"implemented|resolved|updated|added)\b|\b(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:good|great|excellent|"
     r"comprehensive|correct|fine|clean|solid|complete|extensive|user-friendly|well|perfect|right)\b|"
-    r"\bis\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done)\b",
+    r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done)\b|"
+    r"\b(?:seems?|looks?)\s+like\s+(?:the\s+)?(?:best|most|right|simplest|easiest|cleanest|better|good)\b",
     re.IGNORECASE,
 )
 #: a status-list line ("done: …", "next: …"): Position's, not a finding
@@ -251,6 +252,18 @@ def _after(s: Scan, at: int) -> tuple[list[int], int | None]:
     return out, None
 
 
+#: words of something going wrong, in a result and in the agent's words about it ("nan", "error", "warning"…)
+_WRONG = ("nan", "error", "fail", "warn", "exception", "denied", "refused", "timeout", "timed out", "invalid",
+          "unexpected", "overflow", "crash", "panic", "deprecat", "mismatch", "missing", "conflict")
+
+
+def _anomalous(sentence: str, result: str) -> bool:
+    """Whether the sentence speaks of something going wrong that the result shows (a word of ``_WRONG`` in both:
+    "Loss went NaN from epoch 3" after a log full of ``nan``)."""
+    low_s, low_r = sentence.lower(), result.lower()
+    return any(w in low_s and w in low_r for w in _WRONG)
+
+
 def _refers(sentence: str, result: str) -> bool:
     """Whether ``sentence`` speaks of ``result`` (the tool output it follows): it names one of its distinctive
     tokens, or two of its content words occur in it."""
@@ -320,8 +333,9 @@ def _observations(s: Scan) -> list[Candidate]:
                         continue  # names nothing: the agent thinking aloud
                     call = call_of_result.get(at)
                     text = f"`{_shown_cmd(s, call) if call is not None else 'a call'}`: {err} — {sentence}"
-                elif not failed and not ((FINDING_WORDS.search(sentence) or acted) and _refers(sentence, seen_text)):
-                    continue  # after an ordinary result: a finding about what it showed, or what the agent acted on
+                elif not failed and not (_refers(sentence, seen_text) and (
+                        FINDING_WORDS.search(sentence) or (acted and _anomalous(sentence, seen_text)))):
+                    continue  # after an ordinary result: a finding about what it showed, or something wrong it acted on
                 elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence) or (
                         _CLAIM.search(sentence) and not _CAUSE.search(sentence)):
                     continue

@@ -271,6 +271,33 @@ _INTERRUPTED = lazy_re(
 )
 
 
+_HEAD_SKIP = lazy_re(r"^(?:cd\s+\S+\s*(?:&&|;)\s*|(?:[A-Z_][A-Z0-9_]*=\S*\s+)+|sudo\s+|env\s+|time\s+)+")
+
+
+def _head(cmd: str) -> str:
+    """The program and its first argument word, after ``cd X &&``, variables and ``sudo``: "nix flake", "git push";
+    the same for two commands means a retry of the same thing."""
+    words = [w for w in _HEAD_SKIP.sub("", cmd.strip()).split() if not w.startswith("-")][:2]
+    return " ".join(words)
+
+
+def _wraps(cmd: str, head: str) -> bool:
+    """Whether ``cmd`` runs ``head``'s program through another one (``npx node@20 x.js``, ``uv run pytest``,
+    ``conda run -n env python x.py``): a word of it starts with the program and the head's second word follows."""
+    prog, _, arg = head.partition(" ")
+    words = cmd.split()
+    for k, w in enumerate(words):
+        if w.startswith(prog) and (not arg or arg in words[k + 1:]):  # "git -C dir log" runs "git log"
+            return True
+    return False
+
+
+#: a script the agent typed inline (``python - <<'PY'``, ``python -c "…"``, ``node -e``): its exceptions are the
+#: agent's own code failing, unless a module or a file is missing (that is the environment)
+_INLINE_SCRIPT = lazy_re(r"\b(?:python3?|node|ruby|perl)\s+(?:-\s*<<|-[ce]\s)")
+_ENV_MISSING = lazy_re(r"ModuleNotFoundError|ImportError|No\s+module\s+named|Cannot\s+find\s+module|command\s+not\s+found")
+
+
 def own_failure(text: str) -> bool:
     """Whether a failed result reads as the agent's own mistake or the code under work failing its tests (a syntax
     error, an assertion, "3 failed"), not as something about the environment."""
@@ -347,6 +374,8 @@ def build(s: Scan) -> list[Trial]:
             continue  # a read tool looking for a file that is not there
         if tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))) and _NO_PATH.search(text[:600]):
             continue  # a reading or listing command guessing a path: the agent looking around, not a trap
+        if _INLINE_SCRIPT.search(_what(events[i])) and not _ENV_MISSING.search(text[:4000]):
+            continue  # the agent's own inline script failing: its code, not the environment
         stopped = _INTERRUPTED.search(text[:400])
         if stopped:  # a run the user stopped never finished: what it would have shown is not known
             out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
@@ -368,6 +397,7 @@ def build(s: Scan) -> list[Trial]:
         what = _what(ev)
         shell = bool(tools.command_of(ev))
         fw = _words(" ".join(_parts(what)))
+        heads = {_head(p) for p in _parts(what)} | {_head(what)}  # a retry may redo any step of a compound command
         fix = None
         best = 0.0
         typo = bool(_OWN_TYPO.search(err))
@@ -383,6 +413,8 @@ def build(s: Scan) -> list[Trial]:
             da, db = _diff(what, ow)
             if shell and _diagnostic(_parts(db)) and not _diagnostic(_parts(da)):
                 continue
+            if shell and not any(_head(ow) == h or _wraps(ow, h) for h in heads):
+                continue  # another program ("nix develop …" after "nix flake check"): not a retry of it
             share = len(fw & _words(" ".join(_parts(ow)))) / max(1, len(fw))
             if share >= MIN_SIMILAR and share > best:
                 best, fix = share, ow
