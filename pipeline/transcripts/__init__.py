@@ -157,4 +157,4 @@ def _fold_subagents(path: str, transcript: Transcript, caps: Caps, max_bytes: in
     return link(transcript, subs)[0] if subs else transcript
 
 
-__all__ = ["read_transcript", "detect_format", "READERS", "Transcript"]
+__all__ = ["read_transcript", "detect_format", "READERS", "NOT_TRANSCRIPTS", "Transcript"]
