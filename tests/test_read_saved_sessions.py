@@ -13,6 +13,7 @@ import pytest
 from pipeline.errors import InputError
 from pipeline.transcripts import read_transcript
 from pipeline.transcripts.copilot_history import exit_failed, prompt_text
+from pipeline.transcripts.depth import JsonTooDeep
 from pipeline.transcripts.detect import detect_format
 from pipeline.transcripts.gemini_checkpoint import call_time
 
@@ -262,3 +263,15 @@ def test_gemini_call_times():
     assert call_time("read_file__read_file_1778577016387_2") == "2026-05-12T09:10:16.387Z"
     assert call_time("synth_prompt-3_1778577016387_4") == "2026-05-12T09:10:16.387Z"
     assert call_time("call_abc123") is None and call_time("x-17520053553231-y") is None and call_time(None) is None
+
+
+@pytest.mark.parametrize("text", [
+    '{\n  "sessionId": "s",\n  "chatMessages": [],\n  "timeline": [' + "[" * 3000 + "]" * 3000 + "]\n}",
+    '{\n  "sessionId": "s",\n  "chatMessages": [' + '{"a":' * 3000 + "1" + "}" * 3000 + '],\n  "timeline": []\n}',
+    '[\n  {"role": "user", "parts": [{"text": "hi"}]},\n  ' + "[" * 3000 + "]" * 3000 + "\n]",
+])
+def test_documents_nested_too_deep_are_refused(tmp_path, text):
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    with pytest.raises(JsonTooDeep, match="JSON nested deeper than 1024 levels"):
+        read_transcript(str(path), warn=False)
