@@ -47,10 +47,9 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from pipeline.transcripts.common import Caps, EventSink, call_text, cap, norm_iso, text_of, type_tag
 from pipeline.transcripts.copilot import HARNESS_TOOL, clean_prompt
+from pipeline.transcripts.generic import tool_calls
 from pipeline.transcripts.model import ReadReport, Transcript, TranscriptMeta
 from pipeline.transcripts.records import iter_object_items
 from pipeline.transcripts.targets import main_target
@@ -161,10 +160,7 @@ def _chat_messages(path: str, sink: EventSink, caps: Caps, report: ReadReport, l
             text = text_of(msg.get("content"))
             if text.strip():
                 sink.add("assistant_text", text=cap(text, caps.text, report), line=number)
-            calls = msg.get("tool_calls")
-            for call in calls if isinstance(calls, list) else ():
-                if isinstance(call, dict):
-                    _chat_call(call, number, names, sink, caps, report)
+            tool_calls(msg, sink, caps, report, None, number, names)
         elif role == "tool":
             call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
             text = text_of(msg.get("content"))
@@ -176,25 +172,6 @@ def _chat_messages(path: str, sink: EventSink, caps: Caps, report: ReadReport, l
             report.unknown_types[f"message:{role}"] += 1
     if seen.skipped_lines:  # where the damage is, counted in chatMessages like the events' lines
         report.skipped_lines[:] = seen.skipped_lines
-
-
-def _chat_call(call: dict, number: int, names: dict[str, str], sink: EventSink, caps: Caps,
-               report: ReadReport) -> None:
-    """One ``tool_calls[]`` entry: ``function {name, arguments (JSON string)}`` or ``custom {name, input}``."""
-    body = call.get("function") if isinstance(call.get("function"), dict) else call.get("custom")
-    body = body if isinstance(body, dict) else {}
-    name = body.get("name") if isinstance(body.get("name"), str) else None
-    args = body.get("arguments", body.get("input"))
-    if isinstance(args, str) and args.lstrip().startswith("{"):
-        try:
-            args = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            pass
-    call_id = call.get("id") if isinstance(call.get("id"), str) else None
-    if call_id and name:
-        names[call_id] = name
-    sink.add("tool_call", text=call_text(args, caps.tool_output, report), tool_name=name,
-             target=main_target(name, args, limit=caps.target), call_id=call_id, line=number)
 
 
 def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None = None) -> Transcript:
