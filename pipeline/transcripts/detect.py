@@ -291,10 +291,12 @@ def detect_format(path: str, limit: int | None = None) -> str:
     """Return one of ``FORMATS`` or ``"unknown"`` for the file at ``path`` (reads content only, at most ``limit``
     bytes of it and a bounded head of those: module docstring).
 
-    A file starting with ``{`` is JSONL when its first line is a complete object, else a JSON document
-    (opencode export) or, when the document does not say, JSONL whose first line is the bad one.  A file
-    starting with ``[`` is JSONL when its head has object lines (the ``[`` is a bad first line), else a JSON
-    array (Claude Code dump or opencode messages).  A file starting with anything else is tried as JSONL.
+    A file starting with ``{`` is JSONL when its first line is a complete object (unless that object is a whole
+    document: an opencode export, a Copilot CLI history document, a Gemini CLI checkpoint), else a JSON document
+    (those three, or a Gemini CLI legacy chat object) or, when the document does not say, JSONL whose first line
+    is the bad one.  A file starting with ``[`` is JSONL when its head has object lines (the ``[`` is a bad first
+    line), else a JSON array (Claude Code dump, opencode messages, Gemini CLI checkpoint ``Content[]``, Gemini CLI
+    prompt log).  A file starting with anything else is tried as JSONL.
     Empty and binary files are ``unknown``.  Raises ``NotRegularFile`` (an ``InputError``) for a FIFO or
     device, ``JsonTooDeep`` for a document head nested too deep.
     """
