@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 STATUSES = ("ok", "failed", "refused", "ignored", "skipped")
 """``ok`` state built; ``failed`` unreadable/invalid; ``refused`` by redaction (``--mask`` not given);
-``ignored`` a ``.json`` file found in a folder that is not a transcript; ``skipped`` ended before ``--since``."""
+``ignored`` a ``.json`` file found in a folder that is not a session transcript (a config file, a Gemini CLI
+``logs.json`` prompt log); ``skipped`` ended before ``--since``."""
 
 
 @dataclass(slots=True)
@@ -135,17 +136,19 @@ def _run(job: Job, record: dict) -> None:
     from pipeline.errors import InputError
     from pipeline.recovery import redaction_gate
     from pipeline.stages.rules.text import one_line
-    from pipeline.transcripts import read_transcript
+    from pipeline.transcripts import NOT_TRANSCRIPTS, read_transcript
     from pipeline.transcripts.detect import detect_format
 
     try:
         transcript = read_transcript(job.path, max_bytes=job.max_bytes, warn=False)
     except InputError:
-        if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path) \
-                and detect_format(job.path) == "unknown":
-            record["status"] = "ignored"
-            record["notes"].append("not a transcript (a JSON file of no known transcript format)")
-            return
+        if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path):
+            fmt = detect_format(job.path)
+            if fmt == "unknown" or fmt in NOT_TRANSCRIPTS:  # found in a folder: a Gemini logs.json beside
+                record["status"] = "ignored"  # the checkpoints, a harness's config file
+                record["notes"].append(NOT_TRANSCRIPTS[fmt].split(";")[0] if fmt in NOT_TRANSCRIPTS else
+                                       "not a transcript (a JSON file of no known transcript format)")
+                return
         raise
     meta = transcript.meta
     record.update(session_id=meta.session_id, harness=meta.harness, format=meta.format, start=meta.start_time,

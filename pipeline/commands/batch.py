@@ -58,8 +58,8 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
           mask: bool, max_bytes: int | None, cache_dir: Path | None, yes: bool, verify: bool) -> None:
     """Re-distil old transcripts: one state file per session into OUT, a report, optionally a CONTEXT.md merge.
 
-    PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot
-    session-state, opencode exports).  Claude Code sub-agent files are linked to their parent session, not
+    PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot CLI's
+    ~/.copilot, Gemini CLI's ~/.gemini, opencode exports and databases).  Claude Code sub-agent files are linked to their parent session, not
     run on their own.  Results are cached by transcript content + engine + configuration, so a rerun of an
     unchanged archive does no work and an interrupted run resumes where it stopped.  A failing session is
     reported and the batch goes on; exit code 6 when any session failed.

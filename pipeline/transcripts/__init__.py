@@ -24,12 +24,14 @@ READERS: dict[str, str] = {
     "claude-code-json-array": "pipeline.transcripts.claude_code",
     "copilot-events": "pipeline.transcripts.copilot",
     "copilot-legacy": "pipeline.transcripts.copilot",
+    "copilot-history": "pipeline.transcripts.copilot_history",
     "opencode-export": "pipeline.transcripts.opencode",
     "opencode-messages": "pipeline.transcripts.opencode",
     "codex-rollout": "pipeline.transcripts.codex",
     "gemini-chat-jsonl": "pipeline.transcripts.gemini",
     "gemini-chat-json": "pipeline.transcripts.gemini",
     "gemini-stream-json": "pipeline.transcripts.gemini",
+    "gemini-checkpoint": "pipeline.transcripts.gemini_checkpoint",
     "generic-jsonl": "pipeline.transcripts.generic",
 }
 
@@ -75,9 +77,9 @@ def read_transcript(
     module_name = READERS.get(fmt)
     if module_name is None:
         raise InputError(
-            "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl, "
-            "opencode export/messages JSON, Codex rollout JSONL, Gemini CLI chat JSONL/JSON or stream-json, "
-            "or {role, content} JSONL)",
+            "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl or "
+            "history-session-state JSON, opencode export/messages JSON, Codex rollout JSONL, Gemini CLI chat "
+            "JSONL/JSON, stream-json or /chat save checkpoint, or {role, content} JSONL)",
             path=str(path),
         )
     reader = importlib.import_module(module_name)
@@ -155,4 +157,4 @@ def _fold_subagents(path: str, transcript: Transcript, caps: Caps, max_bytes: in
     return link(transcript, subs)[0] if subs else transcript
 
 
-__all__ = ["read_transcript", "detect_format", "READERS", "Transcript"]
+__all__ = ["read_transcript", "detect_format", "READERS", "NOT_TRANSCRIPTS", "Transcript"]

@@ -191,6 +191,60 @@ def iter_json_items(path: str, prefix: str, report: ReadReport, limit: int | Non
             report.skipped_lines.append(number + 1)
 
 
+_SCALAR_EVENTS = frozenset({"string", "number", "boolean"})
+
+
+def iter_object_items(path: str, prefix: str, keys: tuple[str, ...], found: dict, report: ReadReport,
+                      limit: int | None = None) -> Iterator[tuple[int, dict]]:
+    """Yield ``(element_number, object)`` for each object under ``prefix`` (``"timeline.item"``) of a JSON
+    object document, as ``iter_json_items`` does, and put into ``found`` the top-level scalar values (string,
+    number, boolean) of ``keys`` wherever they stand: before, between or after the items.
+
+    One pass over ijson's events, so a key written after a large array (Copilot's ``selectedModel`` comes after
+    ``timeline``) costs no second read; only the items under ``prefix`` are built, other arrays are passed over
+    unbuilt.  Damage (a truncated file, invalid bytes) stops the stream: the element number where it stopped
+    goes to ``report.skipped_lines``, non-object elements are skipped and counted the same way.  Raises
+    ``JsonTooDeep`` for a document nested deeper than ``depth.MAX_DEPTH`` levels.  Reads at most ``limit``
+    bytes, after a leading BOM.
+    """
+    import ijson
+    from ijson.common import ObjectBuilder
+
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
+    number = 0
+    builder = None
+    with open_transcript(path, limit) as fh:
+        guarded = GuardedReader(fh, path)
+        try:
+            for at, event, value in ijson.parse(guarded, use_float=True, buf_size=CHUNK_BYTES):
+                if builder is not None:
+                    builder.event(event, value)
+                    if at == prefix and (event == "end_map" or event == "end_array"):
+                        number += 1
+                        guarded.settled(prefix.count(".") + 1)
+                        item, builder = builder.value, None
+                        if isinstance(item, dict):
+                            report.records += 1
+                            yield number, item
+                        else:
+                            report.skipped_lines.append(number)
+                    continue
+                if at == prefix:
+                    if event == "start_map" or event == "start_array":
+                        builder = ObjectBuilder()
+                        builder.event(event, value)
+                    else:
+                        number += 1  # a scalar element
+                        report.skipped_lines.append(number)
+                elif event in _SCALAR_EVENTS and at in keys:
+                    found[at] = value
+                elif (event == "end_map" or event == "end_array") and at.count(".") <= 1:
+                    guarded.settled(at.count(".") + 1 if at else 0)  # the end of an element of another array
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
+            report.skipped_lines.append(number + 1)
+
+
 def read_json_object_head(path: str, keys: tuple[str, ...], limit: int | None = None) -> dict:
     """Return the scalar/object values of the given top-level ``keys`` of a JSON object document.
 
