@@ -420,3 +420,20 @@ def test_the_reason_a_user_typed_when_declining_a_call_is_kept():
     d = distil.run(t)
     assert [(x.status, x.reasoning) for x in d.decisions] == [
         ("REJECTED", 'user declined the tool call: "use pnpm here"')]
+
+
+# --- how harnesses say a shell call failed -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "output, failed",
+    [
+        ("Command: pytest -q\nDirectory: (root)\nOutput: 12 passed\nError: (none)\nExit Code: 0", False),  # Gemini CLI
+        ("Command: make\nOutput: make: *** [all] Error 2\nError: (none)\nExit Code: 2", True),
+        ("npm ERR! missing script: lint\n<exited with exit code 1>", True),  # Copilot CLI
+        ("3 files linted\n<exited with exit code 0>", False),
+    ],
+)
+def test_shell_failure_as_each_harness_prints_it(output, failed):
+    from pipeline.stages.rules import tools
+    from pipeline.transcripts.model import Event
+
+    assert tools.failed(Event(index=0, kind="tool_result", text=output)) is failed

@@ -82,7 +82,7 @@ _PR = lazy_re(r"\bgh\s+pr\s+create\b")
 # Failure signals in a tool result: lower-case patterns (searched in the lower-cased text) and two capitalised
 # markers (searched as written).
 _FAIL = lazy_re(
-    r"exit\s+code:?\s*[1-9]|exited\s+with\s+(?:code|status)\s+[1-9]|\"exit_code\":\s*[1-9]|exit\s+status\s+[1-9]|"
+    r"exit\s+code:?\s*[1-9]|exited\s+with\s+(?:exit\s+)?(?:code|status)\s+[1-9]|\"exit_code\":\s*[1-9]|exit\s+status\s+[1-9]|"
     r"\b[1-9]\d*\s+(?:failed|errors?)\b|traceback\s+\(most\s+recent\s+call\s+last\)|npm\s+err!|error\[e\d+\]|"
     r"(?m:^error:)|command\s+not\s+found|no\s+such\s+file\s+or\s+directory"
 )
@@ -260,7 +260,15 @@ def failed(result: Event | None, *, deep: bool = True) -> bool:
     low = text.lower()
     if not any(w in low for w in _FAIL_WORDS):
         return False
+    if "error: (none)" in low:  # Gemini CLI's shell output names an empty error field: not a failure
+        low = low.replace("error: (none)", "")
+        text = _NO_ERROR.sub("", text)
+        if not any(w in low for w in _FAIL_WORDS):
+            return False
     return bool(_FAIL.search(low) or _FAIL_CAPS.search(text))
+
+
+_NO_ERROR = lazy_re(r"(?i)error:\s*\(none\)")
 
 
 def relative(path: str, cwd: str | None) -> str:
