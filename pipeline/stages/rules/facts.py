@@ -247,6 +247,8 @@ _CONSTRAINT_INTL = lazy_re(
 )
 
 
+#: "only" inside a relative clause ("text that only becomes an input when clicked"): a description, no rule
+_RELATIVE_ONLY = lazy_re(r"\b(?:that|which|who|it)\s+only\b", re.I)
 SPEC_CHARS = 600  # a prompt this long that states requirements is a specification (its "must"s say what to build)
 #: a negation inside a purpose or result clause: not a rule of the user's
 _PURPOSE_NEGATION = lazy_re(
@@ -276,7 +278,8 @@ def _constraints(s: Scan, i: int) -> list[_Cand]:
             continue
         if " ".join(text[a:b].split()) not in own:
             continue  # not the user's own words
-        if _PURPOSE_NEGATION.search(sent) or (len(own) > SPEC_CHARS and _REQUIREMENT.match(sent)):
+        if _PURPOSE_NEGATION.search(sent) or (len(own) > SPEC_CHARS and _REQUIREMENT.match(sent)) or (
+                _RELATIVE_ONLY.search(sent) and not _CONSTRAINT.search(_RELATIVE_ONLY.sub(" ", sent))):
             continue  # "so it never gets squished" (a purpose), "tiles must be…" in a long spec (what to build)
         out.append(_cand("constraint", s, i, a, b, sent))
     return out

@@ -155,6 +155,8 @@ def _statement(sentence: str) -> bool:
 _PATHLIKE = lazy_re(r"\S*[/\\.:]\S*[/\\.]\S*")
 #: a report of the agent's own action ("Created the tasks file…", "I've updated…", "我已经将…", "…을 수정했습니다")
 _ACTION_REPORT = lazy_re(
+    r"^(?:this|the)\s+(?:plan|pr|change|commit|patch|update|fix)\s+(?:covers|adds|includes|implements|introduces|will)\b|"
+    r"^`?[0-9a-f]{7,40}`?\s*[—–:-]|"  # a commit listed by its hash
     r"^(?:(?:I|we)\s+(?:have\s+|'ve\s+|just\s+)?|✅\s*)?(?:created|added|updated|fixed|implemented|removed|deleted|wrote|written|"
     r"committed|pushed|moved|renamed|changed|modified|refactored|installed|ran|built|generated|replaced|configured|marked|"
     r"set\s+up|cleaned|applied|adjusted|restored|reverted|merged|deployed|saved|copied|enabled|disabled)\b|"
@@ -162,7 +164,9 @@ _ACTION_REPORT = lazy_re(
     re.IGNORECASE,
 )
 #: the agent saying what it will do, at a CJK sentence's end: "…수정하겠습니다.", "…しましょう。", "…します。"
-_CJK_INTENT = lazy_re(r"(?:하겠습니다|할게요|겠습니다|해\s*보겠습니다|しましょう|します|しておきます|いたします)[。.!！]*\s*$")
+_CJK_INTENT = lazy_re(
+    r"(?:하겠습니다|할게요|겠습니다|해\s*보겠습니다|진행합니다|しましょう|します|しておきます|いたします|進めます)[。.!！]*\s*$"
+)
 #: a guess rather than a finding
 HEDGE = lazy_re(
     r"^(?:(?:so|but|and|hmm+|well)[,]?\s+)?(?:this|that|it|which)\s+(?:suggests|(?:may|might|could)\s+(?:be|have|mean))\b|"
@@ -264,6 +268,14 @@ def _anomalous(sentence: str, result: str) -> bool:
     return any(w in low_s and w in low_r for w in _WRONG)
 
 
+def _heading_line(text: str, a: int, b: int) -> bool:
+    """Whether ``text[a:b]`` is a heading: a markdown ``#`` line, or a whole line in bold."""
+    start = text.rfind("\n", 0, a) + 1
+    end = text.find("\n", b)
+    line = text[start:len(text) if end < 0 else end].strip()
+    return line.startswith("#") or (line.startswith("**") and line.endswith("**") and line.count("**") == 2)
+
+
 def _refers(sentence: str, result: str) -> bool:
     """Whether ``sentence`` speaks of ``result`` (the tool output it follows): it names one of its distinctive
     tokens, or two of its content words occur in it."""
@@ -325,7 +337,7 @@ def _observations(s: Scan) -> list[Candidate]:
             ev = s.events[j]
             for a, b in s.spans(j)[:READ_SENTENCES]:
                 sentence = strip_markup(ev.text[a:b])
-                if not _statement(sentence):
+                if not _statement(sentence) or _heading_line(ev.text, a, b):
                     continue
                 text = sentence
                 if not distinctive(sentence):

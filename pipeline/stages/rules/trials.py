@@ -281,6 +281,10 @@ def _head(cmd: str) -> str:
     return " ".join(words)
 
 
+#: what only filters a command's output: a pipe into grep/tail/head/tee/less/sort, a redirection, ``&& grep …``
+_FILTERS = lazy_re(r"\s*(?:\||&&)\s*(?:grep|rg|tail|head|tee|less|sort|uniq|wc|cut|awk|sed\s+-n)\b[^|;&]*|\s*\d?>&?\d?\s*(?:/dev/null)?")
+
+
 def _wraps(cmd: str, head: str) -> bool:
     """Whether ``cmd`` runs ``head``'s program through another one (``npx node@20 x.js``, ``uv run pytest``,
     ``conda run -n env python x.py``): a word of it starts with the program and the head's second word follows."""
@@ -415,6 +419,8 @@ def build(s: Scan) -> list[Trial]:
                 continue
             if shell and not any(_head(ow) == h or _wraps(ow, h) for h in heads):
                 continue  # another program ("nix develop …" after "nix flake check"): not a retry of it
+            if shell and _FILTERS.sub("", ow).strip() == _FILTERS.sub("", what).strip():
+                continue  # the same run with its output filtered ("… | grep FAIL"): a look at it, not a fix
             share = len(fw & _words(" ".join(_parts(ow)))) / max(1, len(fw))
             if share >= MIN_SIMILAR and share > best:
                 best, fix = share, ow
