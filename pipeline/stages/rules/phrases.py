@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
+from pipeline.stages.rules.factprune import distinctive
 from pipeline.stages.rules.catalog import APPROVED, BY_KEY, PATTERNS, REJECTED, TRIGGER, TRIGGER_ANYCASE, Pat, trigger_keys
 from pipeline.stages.rules.clauses import (
     FAIL_AFTER,
@@ -310,6 +311,8 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
         return None  # "use X or conditionally set Y" offers alternatives, it chooses none
     if _SELF_CLAUSE.search(what):
         return None  # "I need to figure out why it (didn't work)": the agent's own clause, no option
+    if pat.name == "avoid" and origin != "user" and len(what.split()) > 3 and not distinctive(what):
+        return None  # "avoided overengineering while delivering value": a virtue claimed, no option turned down
     if pat.tool_filter and _TOOLISH.match(what):
         return None
     if pat.name in ("failed-because", "didnt-work") and (
