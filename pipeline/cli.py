@@ -164,6 +164,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--session-start", default=None, metavar="ISO-8601",
               help="This session's start time; a marker older than it is reported (and resume continues).")
+@click.option("--session", "session", default=None, metavar="ID", envvar="DUCK_TAPE_SESSION",
+              help="Resume this session's compaction (its id as the harness names it).  Default: the newest "
+                   "compaction in DIR.  [env: DUCK_TAPE_SESSION]")
 @click.option("--reconcile", is_flag=True,
               help="Then compare the state with the workspace, read-only: commits since it was written, Remaining "
                    "items that look done, files that no longer exist.")
@@ -175,7 +178,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
                    "decisions) instead of the report; never asks: a recovery needs --yes or --dry-run.")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
-           reconcile: bool, max_bytes: int | None, as_json: bool,
+           session: str | None, reconcile: bool, max_bytes: int | None, as_json: bool,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Report where the work stands after a compaction (recovering a state file if needed).
 
@@ -183,19 +186,21 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
     transcript (previewed, written only after approval; off a terminal, as when an agent runs it, shown masked and
     not written unless --yes), then reports the compaction time, Current/Done/Remaining and the CONTEXT.md
-    decisions relevant to the work.  Only a recovery writes.
+    decisions relevant to the work.  Only a recovery writes.  Only state files duck-tape wrote in this
+    folder are used (a planted, copied or another folder's file is named and left out).
     --reconcile then checks the state against the workspace (the folder holding DIR), read-only: commits since
     its Created time, Remaining items that look done, files it names that no longer exist.
     """
     from pipeline import resume as resume_mod
     from pipeline.recovery import recover as run_recovery
-    from pipeline.state.store import state_filename, write_state
+    from pipeline.state.naming import write_session_state
+    from pipeline.state.store import state_filename
 
     if as_json:
         from pipeline.commands.json_out import begin
 
         begin("resume")
-    found = resume_mod.plan(directory, session_start=session_start)
+    found = resume_mod.plan(directory, session_start=session_start, session=session)
     if as_json:
         _resume_json(found, directory, context_path, yes=yes, dry_run=dry_run, mask=mask, reconcile=reconcile,
                      max_bytes=max_bytes, config=config_from_flags(engine, model, api_base, max_tokens))
@@ -227,7 +232,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
                  f"{target}: pass --yes to keep it")
         elif not dry_run:
             _confirm_write(str(target), yes=yes)
-            written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+            written, _ = write_session_state(directory, result.text, stamp=result.state.stamp, kind="recovered",
+                                             session_id=result.state.session_id)
             _out(f"Wrote {written}")
     context_lines = None
     if context_path.is_file():
@@ -275,8 +281,8 @@ def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_r
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
-                                    "mcp")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "adopt", "verify", "nudge",
+                                    "status", "mcp")
 
 
 def _register() -> None:

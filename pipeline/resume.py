@@ -21,7 +21,7 @@ from pipeline.state.marker import Marker, read_marker
 from pipeline.state.model import AgentState
 from pipeline.state.parse import parse
 from pipeline.state.owner import pick_for_marker
-from pipeline.state.store import StateFileInfo, list_states
+from pipeline.state.store import StateFileInfo
 
 _WORD = re.compile(r"[a-z][a-z0-9_\-/.]{3,}")
 _STOP = frozenset(
@@ -53,15 +53,20 @@ def _moment(value: str, what: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
-    """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).
+def plan(directory: Path, *, session_start: str | None = None, session: str | None = None) -> ResumePlan:
+    """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).  ``session``: resume that session's
+    compaction (``pipeline.restore.which``: its own marker record), else the store's newest one.  Only state files
+    this store wrote for this workspace are used (``pipeline.state.owner``); the others are named in ``messages``.
 
     Raises InputError (exit 2) when the marker or the chosen state file is malformed, naming the file.
     """
+    from pipeline.restore.which import choose_marker
+
     result = ResumePlan()
-    marker = read_marker(directory)
-    if marker is None:
-        newest = newest_for_workspace(directory)
+    if not session and read_marker(directory) is None:
+        newest, skipped = newest_for_workspace(directory)
+        if skipped:
+            result.messages.append(f"Not using {skipped.removeprefix('ignored ')}.")
         if newest is None:
             result.messages.append(f"No compaction marker found ({directory / '.last-compact'}); nothing to resume.")
             result.stop = True
@@ -72,6 +77,12 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
             f"No compaction marker found ({directory / '.last-compact'}); reporting the newest state file of this "
             f"workspace, {newest.kind} {newest.path.name}.")
         return result
+    chosen = choose_marker(directory, session)
+    if chosen.marker is None:
+        result.messages.append(f"Nothing to resume: {chosen.why}.")
+        result.stop = True
+        return result
+    marker = chosen.marker
     result.marker = marker
     if session_start and _moment(marker.time, "the marker's time") < _moment(session_start, "--session-start"):
         result.messages.append(
@@ -83,6 +94,9 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     if left:
         who = f"session {owned.session_id}" if owned.session_id else "this compaction"
         result.messages.append(f"Not using {left}: only state files of {who} are resumed from.")
+    named = owned.named()
+    if named:
+        result.messages.append(f"Note: {named}.")
     if choice is not None and choice.use_as_is:
         result.state_path = choice.info.path
         result.state = parse(choice.info.path.read_text(encoding="utf-8"), path=str(choice.info.path))
@@ -104,24 +118,14 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     return result
 
 
-def newest_for_workspace(directory: Path) -> StateFileInfo | None:
-    """The newest state file of ``directory`` (ranked as ``list_states`` ranks them) whose header ``Cwd`` is the
-    workspace (the store's parent folder); the newest of all when none names it (a store moved or shared with
-    ``--dir``).  None for an empty store."""
-    from pipeline.state.sections import read_sections
+def newest_for_workspace(directory: Path) -> tuple[StateFileInfo | None, str | None]:
+    """``(newest, skipped)``: the newest state file of ``directory`` (ranked as ``list_states`` ranks them) that
+    this store wrote for this workspace (``pipeline.state.owner.trusted_states``), None when there is none; and
+    one line naming the files left out (not written by this store, or of another folder), None when none was."""
+    from pipeline.state.owner import name_skipped, trusted_states
 
-    states = list_states(directory)
-    workspace = str(directory.resolve().parent)
-    mine = []
-    for info in states:
-        try:
-            head = info.path.read_text(encoding="utf-8", errors="replace")
-            if read_sections(head, path=str(info.path)).cwd == workspace:
-                mine.append(info)
-        except (OSError, InputError):
-            continue
-    pool = mine or states
-    return pool[-1] if pool else None
+    usable, untrusted, elsewhere = trusted_states(directory)
+    return (usable[-1].info if usable else None), name_skipped(untrusted, elsewhere)
 
 
 def _words(text: str) -> set[str]:

@@ -47,3 +47,20 @@ def _duck_tape_on_path(monkeypatch):
 
     if shutil.which("duck-tape") is None:
         monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+
+
+@pytest.fixture(autouse=True)
+def _store_key_of_the_test(monkeypatch, tmp_path_factory):
+    """Each test session keeps the store key (``pipeline.state.trust``) in a folder of its own, never in the home
+    folder of whoever runs the tests; subprocesses inherit it through the environment."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(_state_home(tmp_path_factory)))
+    monkeypatch.delenv("DUCK_TAPE_KEY_FILE", raising=False)
+
+
+_STATE_HOME: list[Path] = []
+
+
+def _state_home(factory) -> Path:
+    if not _STATE_HOME:
+        _STATE_HOME.append(factory.mktemp("xdg-state"))
+    return _STATE_HOME[0]

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
+from store_kit import mark_as_store, put_state
 from pipeline.state.parse import parse
 from pipeline.state.store import list_states
 
@@ -262,10 +263,10 @@ def _state(stamp: str, kind: str, current: str, session: str | None = None) -> s
 def test_resume_uses_recovered_newer_than_auto_and_reads_context(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0900-auto.state.md").write_text(_state("2026-03-10-0900", "auto", "old auto step", "s-1"))
-    (store / "2026-03-10-0950-recovered.state.md").write_text(
+    put_state(store, "2026-03-10-0900-auto.state.md",_state("2026-03-10-0900", "auto", "old auto step", "s-1"))
+    put_state(store, "2026-03-10-0950-recovered.state.md",
         _state("2026-03-10-0950", "recovered", "wire the refund bucket", "s-1"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
                                session_id="s-1"))
     context = tmp_path / "CONTEXT.md"
     context.write_text(
@@ -280,14 +281,15 @@ def test_resume_uses_recovered_newer_than_auto_and_reads_context(capsys, tmp_pat
     assert "token bucket rate limiting" in out
     assert "tailwind" not in out
     assert sorted(p.name for p in store.iterdir()) == [
-        ".gitignore", ".last-compact", "2026-03-10-0900-auto.state.md", "2026-03-10-0950-recovered.state.md"]
+        ".gitignore", ".last-compact", ".markers", ".owned", "2026-03-10-0900-auto.state.md",
+        "2026-03-10-0950-recovered.state.md"]
 
 
 def test_resume_recovers_from_marker_transcript_when_only_auto(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0900-auto.state.md").write_text(_state("2026-03-10-0900", "auto", "old auto step"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=str(CC)))
+    put_state(store, "2026-03-10-0900-auto.state.md",_state("2026-03-10-0900", "auto", "old auto step"))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=str(CC)))
     code, out, _ = run(capsys, "resume", "--dir", str(store), "--yes", "--mask", "--context", str(tmp_path / "none.md"))
     assert code == 0
     assert "recovering from the transcript" in out
@@ -298,7 +300,7 @@ def test_resume_recovers_from_marker_transcript_when_only_auto(capsys, tmp_path)
 
 def test_resume_dry_run_writes_nothing(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
     before = sorted(p.name for p in store.iterdir())
     code, out, _ = run(capsys, "resume", "--dir", str(store), "--dry-run")
     assert code == 0 and "# Agent State" in out
@@ -311,7 +313,7 @@ def test_resume_off_a_terminal_reports_and_writes_nothing(capsys, tmp_path, monk
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
     before = sorted(p.name for p in store.iterdir())
     code, out, err = run(capsys, "resume", "--dir", str(store), "--context", str(tmp_path / "none.md"))
     assert code == 0 and "# Agent State" in out and "Remaining:" in out
@@ -321,7 +323,7 @@ def test_resume_off_a_terminal_reports_and_writes_nothing(capsys, tmp_path, monk
 
 def test_resume_marker_without_transcript_and_no_state(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=None))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=None))
     code, out, _ = run(capsys, "resume", "--dir", str(store))
     assert code == 0 and "no transcript path in marker" in out
 
@@ -329,8 +331,8 @@ def test_resume_marker_without_transcript_and_no_state(capsys, tmp_path):
 def test_resume_old_marker_is_reported(capsys, tmp_path):
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0950-recovered.state.md").write_text(_state("2026-03-10-0950", "recovered", "x step"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=None))
+    put_state(store, "2026-03-10-0950-recovered.state.md",_state("2026-03-10-0950", "recovered", "x step"))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=None))
     code, out, _ = run(capsys, "resume", "--dir", str(store), "--session-start", "2026-03-11T08:00:00Z")
     assert code == 0 and "older than this session's start" in out
 
@@ -402,8 +404,8 @@ def test_resume_session_start_compares_times_not_strings(capsys, tmp_path):
     """Bug: '--session-start garbage' was accepted, and offsets were compared as strings."""
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0950-recovered.state.md").write_text(_state("2026-03-10-0950", "recovered", "x step"))
-    write_marker(store, Marker(time="2026-01-01T00:00:00Z", cwd=None, latest_state=None, transcript=None))
+    put_state(store, "2026-03-10-0950-recovered.state.md",_state("2026-03-10-0950", "recovered", "x step"))
+    mark_as_store(store, Marker(time="2026-01-01T00:00:00Z", cwd=None, latest_state=None, transcript=None))
     code, _, err = run(capsys, "resume", "--dir", str(store), "--session-start", "garbage")
     assert code == 2 and "--session-start must be an ISO-8601 time" in err
     code, out, _ = run(capsys, "resume", "--dir", str(store), "--session-start", "2026-01-01T03:00:00+05:00")
@@ -415,7 +417,7 @@ def test_resume_session_start_compares_times_not_strings(capsys, tmp_path):
 def test_resume_honours_the_transcript_size_cap(capsys, tmp_path, monkeypatch):
     """Bug: resume recovered from the marker's transcript ignoring DUCK_TAPE_MAX_TRANSCRIPT_BYTES."""
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
     monkeypatch.setenv("DUCK_TAPE_MAX_TRANSCRIPT_BYTES", "100")
     code, _, err = run(capsys, "resume", "--dir", str(store), "--dry-run")
     assert code == 2 and "over the cap of 100 bytes (raise it with --max-bytes" in err
