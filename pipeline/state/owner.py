@@ -7,7 +7,8 @@ names) and the moment.  ``restore`` and ``resume`` use only a file that
 * this store wrote (``pipeline.state.trust``: a keyed record beside it) — a file planted by hand, copied from
   another store or reached through a symlinked store is *untrusted*;
 * says it belongs to this workspace: its ``Cwd`` is the store's project folder, the current folder or the folder
-  the harness names (``cwd`` of its payload), or a folder inside one of them — else it is *elsewhere*;
+  the harness names (``cwd`` of its payload), or a folder inside one of them; or its session has a sealed marker
+  record in this store naming one of those as the folder its hooks ran in — else it is *elsewhere*;
 * is that session's (``Session-Id`` header field equal to the marker's), and for an auto checkpoint was written at
   or after the compaction minute (an earlier auto file is an earlier compaction's, the work after it is lost);
   a manual or recovered file of the session counts whenever it was written (it was made for that session);
@@ -148,6 +149,7 @@ def check_files(directory: str | os.PathLike[str], *, cwd: str | None = None) ->
     from pipeline.state.trust import MAX_STATE_BYTES, owned
 
     roots = workspace_roots(directory, cwd)
+    recorded: dict[str, bool] = {}
     out = []
     for info in list_states(directory):
         try:
@@ -156,9 +158,27 @@ def check_files(directory: str | os.PathLike[str], *, cwd: str | None = None) ->
         except OSError:
             data = b""
         session_id, file_cwd = header_fields(data[:HEAD_BYTES].decode("utf-8", "replace"))
-        out.append(Checked(info, session_id, file_cwd, bool(data) and owned(directory, info.path, data),
-                           in_workspace(file_cwd, roots)))
+        mine = bool(data) and owned(directory, info.path, data)
+        here = in_workspace(file_cwd, roots) or (mine and _session_ran_here(directory, session_id, roots, recorded))
+        out.append(Checked(info, session_id, file_cwd, mine, here))
     return out
+
+
+def _session_ran_here(directory: str | os.PathLike[str], session_id: str | None, roots: list[str],
+                      seen: dict[str, bool]) -> bool:
+    """True when this store holds a sealed marker record of ``session_id`` (``pipeline.state.session_markers``)
+    whose ``cwd`` — the folder the harness ran its hook in — is one of ``roots``: a session checkpointed here is this
+    workspace's even when its transcript names another folder (a session started in a folder it later left).  A
+    copied store's records do not verify; a symlinked store's name the other folder."""
+    if not session_id:
+        return False
+    if session_id not in seen:
+        from pipeline.state.session_markers import read_session_marker
+
+        record = read_session_marker(directory, session_id)
+        seen[session_id] = bool(record.trusted and record.marker is not None
+                                and in_workspace(record.marker.cwd, roots))
+    return seen[session_id]
 
 
 def trusted_states(directory: str | os.PathLike[str], *, cwd: str | None = None
