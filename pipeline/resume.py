@@ -63,6 +63,13 @@ def plan(directory: Path, *, session_start: str | None = None, session: str | No
     from pipeline.restore.which import choose_marker
 
     result = ResumePlan()
+    from pipeline.restore.which import symlinked_store
+
+    refused = symlinked_store(directory)
+    if refused:
+        result.messages.append(f"Nothing to resume: {refused}.")
+        result.stop = True
+        return result
     if not session and read_marker(directory) is None:
         newest, skipped = newest_for_workspace(directory)
         if skipped:

@@ -37,6 +37,9 @@ def choose_marker(directory: str | os.PathLike[str], session_id: str | None) -> 
     from pipeline.state.session_markers import read_session_marker, read_trusted_last_compact
 
     store = os.fspath(directory)
+    refused = symlinked_store(store)
+    if refused:
+        return Chosen(None, refused)
     if session_id:
         own = read_session_marker(store, session_id)
         if own.trusted:
@@ -59,3 +62,12 @@ def choose_marker(directory: str | os.PathLike[str], session_id: str | None) -> 
     if not last.trusted:
         return Chosen(None, last.problem)
     return Chosen(last.marker)
+
+
+def symlinked_store(store: str | os.PathLike[str]) -> str | None:
+    """Why a store reached through a symlink is not read (it is another folder's store: its records verify there,
+    and duck-tape never writes through one either), or None for a real folder."""
+    path = os.fspath(store).rstrip(os.sep) or os.sep
+    if os.path.islink(path):
+        return f"the state store {path} is a symlink (to {os.readlink(path)}); not reading another folder's state"
+    return None
