@@ -172,3 +172,30 @@ def test_batch_over_a_folder_with_a_database_gives_one_state_per_session(tmp_pat
     assert len(states) == 3, (states, captured.out, captured.err)
     assert "not an SQLite database" in (out / "report.md").read_text()
     assert main(["batch", str(archive), "--out", str(out)]) == 0  # a second run reuses the cache
+
+
+def test_batch_lists_the_sessions_of_a_database_once(tmp_path, monkeypatch, capsys):
+    """Issue 22 item 6: each session's export listed every session again (1,000 / 2,000 / 5,000 sessions: 9.8 / 32 /
+    ~220 s); the whole database is one listing and one query per table and session (figures: make bench)."""
+    from pipeline.transcripts import opencode_db
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    _build(archive / "opencode.db")
+    calls = []
+    real = opencode_db.list_sessions
+    monkeypatch.setattr(opencode_db, "list_sessions", lambda path: calls.append(path) or real(path))
+    assert main(["batch", str(archive), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert calls == [str(archive / "opencode.db")]
+    assert len(list((tmp_path / "out").glob("*.state.md"))) == 3
+
+
+def test_a_corrupt_database_is_named_with_its_reason_not_no_transcripts_found(tmp_path, capsys):
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    good = _build(tmp_path / "good.db").read_bytes()
+    (archive / "opencode.db").write_bytes(good[:100] + b"\xff" * (len(good) - 100))  # the header, then garbage
+    assert main(["batch", str(archive), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"no session could be read: {archive / 'opencode.db'}: cannot read this opencode database" in err
+    assert "no transcripts found" not in err

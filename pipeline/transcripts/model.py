@@ -174,12 +174,14 @@ class ReadReport:
                 more = f" (+{len(lines) - 10} more)" if len(lines) > 10 else ""
                 parts.append(f"{label} {len(lines)} record(s) at line(s) {shown}{more}")
         if self.long_lines:
-            from pipeline.transcripts.records import LINE_CAP
+            from pipeline.transcripts.records import line_cap
 
+            cap = line_cap()
+            limit = f"{cap / (1024 * 1024):g} MiB" if cap >= 1024 * 1024 else f"{cap} bytes"
             shown = ", ".join(f"{n} ({size / 1e6:.1f} MB)" for n, size in self.long_lines[:5])
             more = f" (+{len(self.long_lines) - 5} more)" if len(self.long_lines) > 5 else ""
-            parts.append(f"skipped {len(self.long_lines)} line(s) longer than {LINE_CAP // (1024 * 1024)} MiB "
-                         f"(DUCK_TAPE_LINE_CAP sets another cap): {shown}{more}")
+            parts.append(f"skipped {len(self.long_lines)} line(s) longer than {limit} (DUCK_TAPE_LINE_CAP sets "
+                         f"another cap): {shown}{more}")
         if self.invisible:
             parts.append(f"removed {self.invisible} invisible character(s) (zero-width, bidi control or Unicode TAG: "
                          "text not shown on screen)")
