@@ -223,7 +223,13 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
             _err(f"duck-tape: validate: {line}")
         for line in result.redaction:
             _err(line)
-        _out(result.text, nl=False)
+        from pipeline.restore.guard import dropped_note, guard_text
+
+        shown, dropped = guard_text(result.text)  # issue 22: no orders to an AI agent in what an agent reads
+        _out(shown, nl=False)
+        note = dropped_note("duck-tape: resume:", dropped)
+        if note:
+            _err(note)
         state = result.state
         target = directory / state_filename(result.state.stamp, "recovered")
         if show_only and not dry_run:

@@ -170,19 +170,48 @@ def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 
     return [line for _, _, line in ranked[:limit]]
 
 
-def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str) -> str:
-    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions.  ``marker`` None:
-    there was no compaction marker (``Compaction: none recorded``)."""
+def guarded_position(state: AgentState, context_lines: list[str] | None
+                     ) -> tuple[str | None, list[str], list[str], list[str] | None, list[str]]:
+    """``(current, done, remaining, decisions, dropped)``: what a resume reports of ``state`` and of the CONTEXT.md
+    decision lines (``relevant_decisions``; None without CONTEXT.md), without the lines that give an AI agent orders
+    (``pipeline.restore.guard``, issue 22 item 4), and those lines."""
+    from pipeline.restore.guard import addresses_agent, guard_lines
+
     pos = state.position
+    dropped: list[str] = []
+    current = pos.current
+    if current and addresses_agent(current):
+        dropped.append(f"Current: {current}")
+        current = None
+    done, out = guard_lines(list(pos.done))
+    dropped += [f"Done: {line}" for line in out]
+    remaining, out = guard_lines(list(pos.remaining))
+    dropped += [f"Remaining: {line}" for line in out]
+    decisions = None
+    if context_lines is not None:
+        decisions, out = guard_lines(relevant_decisions(state, context_lines))
+        dropped += [f"CONTEXT.md: {line}" for line in out]
+    return current, done, remaining, decisions, dropped
+
+
+def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str) -> str:
+    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions (no line that gives an
+    AI agent orders: ``guarded_position``).  ``marker`` None: there was no compaction marker (``Compaction: none
+    recorded``)."""
+    from pipeline.restore.guard import dropped_note
+
+    current, done, remaining, decisions, dropped = guarded_position(state, context_lines)
     when = marker.time if marker is not None else "none recorded (no compaction marker)"
-    out = [f"Compaction: {when}", f"Current: {pos.current or 'None'}", "Done:"]
-    out += [f"  - {item}" for item in pos.done] or ["  None"]
+    out = [f"Compaction: {when}", f"Current: {current or 'None'}", "Done:"]
+    out += [f"  - {item}" for item in done] or ["  None"]
     out.append("Remaining:")
-    out += [f"  - {item}" for item in pos.remaining] or ["  None"]
-    if context_lines is None:
+    out += [f"  - {item}" for item in remaining] or ["  None"]
+    if decisions is None:
         out.append(f"CONTEXT.md: not found at {context_path}")
     else:
-        picked = relevant_decisions(state, context_lines)
         out.append(f"Relevant decisions from {context_path}:")
-        out += [f"  {line}" for line in picked] or ["  None"]
+        out += [f"  {line}" for line in decisions] or ["  None"]
+    note = dropped_note("Note:", dropped)
+    if note:
+        out.append(note)
     return "\n".join(out)

@@ -126,6 +126,12 @@ def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = Tru
     # written by the agent, unmasked) and the reconciliation (commit subjects, file names) are masked before the
     # handoff is fitted to its budget, and the fitted text once more
     doc = read_sections(safe(data.decode("utf-8", "replace")), path=str(path))
+    from pipeline.restore.guard import dropped_note, guard_sections
+
+    doc, dropped = guard_sections(doc)  # issue 22: no line that gives an AI agent orders reaches the next agent
+    guarded = dropped_note(PREFIX, dropped)
+    if guarded:
+        note = f"{note}\n{guarded}" if note else guarded
     drift = None
     if reconcile:
         from pipeline.restore.reconcile import reconcile as run_reconcile
