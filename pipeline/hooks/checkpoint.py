@@ -1,10 +1,12 @@
 """``duck-tape checkpoint``: the pre-compact hook (DESIGN.md "Agent State file (Tier 2)", "Approval"; issue 6).
 
-Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine**, rotate
-the store, and write the marker ``<store>/.last-compact`` with its ``transcript`` field — without asking.
+Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine** (a tagged name
+when another session's file holds the minute, ``pipeline.state.naming``), rotate the store, and write the marker
+``<store>/.last-compact`` with its ``transcript`` field and the session's own sealed marker record
+(``pipeline.state.session_markers``) — without asking.
 
 It never fails the hook: every problem (no or stale transcript path, missing file, symlink, over the size
-cap, unknown format, a state file of the same minute already there, an unwritable store…) leaves a
+cap, unknown format, an unwritable store…) leaves a
 marker-only write (or no write at all when even that fails), one line on stderr per problem, and exit 0.
 Secrets are masked with ``<REDACTED>`` (a hook cannot ask) and the count goes to stderr.
 
