@@ -459,3 +459,19 @@ def test_max_bytes_raises_the_cap_the_size_error_points_to(tmp_path):
     bad = run_process(["checkpoint", "--dir", str(tmp_path / "c"), "--max-bytes=-5"], payload, tmp_path)
     assert bad.returncode == 0 and len(autos(tmp_path / "c")) == 1  # the default cap applies
     assert "ignoring unexpected argument(s): --max-bytes -5 (not a positive number of bytes)" in bad.stderr
+
+
+def test_temp_files_a_killed_writer_left_are_removed_by_the_next_checkpoint(tmp_path):
+    """Issue 22 item 6: a killed checkpoint's ``.<name>.<pid>.<hex>.tmp`` files stayed until a ``merge``; the next
+    checkpoint removes those of processes that are gone, even one that writes only the marker."""
+    store = tmp_path / "store"
+    (store / ".markers").mkdir(parents=True)
+    (store / ".owned").mkdir()
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    left = [store / f".2026-03-10-1100-auto.state.md.{dead}.0badc0de.tmp", store / f".last-compact.{dead}.1234abcd.tmp",
+            store / ".markers" / f".s-1.json.{dead}.5678abcd.tmp", store / ".owned" / f".x.state.md.{dead}.9abcdef0.tmp"]
+    for path in left:
+        path.write_text("half written")
+    result = run_checkpoint(HookInput(transcript_path=str(tmp_path / "missing.jsonl")), store=store)
+    assert not result.written and result.marker_path is not None  # a marker-only write
+    assert [p for p in left if p.exists()] == []

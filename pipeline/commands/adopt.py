@@ -57,7 +57,10 @@ def adopt(state_files: tuple[Path, ...], directory: Path, yes: bool) -> None:
             continue
         confirm_write(f"{path} as a state file restore and resume may hand to the next agent", yes=yes)
         if not sign_file(store, path):
-            raise InputError("could not record it (no key: see `duck-tape status`)", path=str(path))
+            from pipeline.state.trust import key_path
+
+            raise InputError(f"could not record it: no key ({key_path()} and the store cannot be written)",
+                             path=str(path))
         click.echo(f"Adopted {path}")
 
 

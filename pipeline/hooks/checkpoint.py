@@ -226,8 +226,10 @@ def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, tran
             return None
         try:
             if write_session_marker(store, marker) is None:
-                notes.append(f"{PREFIX} no key to seal the session's marker record with (see `duck-tape status`); "
-                             "restore will not use this checkpoint")
+                from pipeline.state.trust import key_path
+
+                notes.append(f"{PREFIX} no key to seal the session's marker record with ({key_path()} and the store "
+                             "cannot be written); restore will not use this checkpoint")
         except (OSError, ValueError) as exc:
             notes.append(f"{PREFIX} could not write the session's marker record in {store}: {_one_line(exc)}")
         return path
