@@ -33,11 +33,14 @@ CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_create
   time_updated integer NOT NULL, data text NOT NULL);
 CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
   time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE session_message (id text PRIMARY KEY, session_id text NOT NULL, type text NOT NULL, seq integer NOT NULL,
+  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
 CREATE INDEX message_session_idx ON message (session_id, time_created, id);
 CREATE INDEX part_message_id_id_idx ON part (message_id, id);
 CREATE INDEX part_session_idx ON part (session_id);
 """
-
+"""opencode's tables (``packages/opencode/src/session/session.sql.ts``: 1.2's message and part, the newer
+session_message) and its indexes on the session id; ``tests/test_read_opencode_db.py`` builds its database with it."""
 
 def make_db(path: Path, sessions: int) -> None:
     """An opencode 1.2 database of ``sessions`` small sessions (a prompt, a tool call, an answer each)."""

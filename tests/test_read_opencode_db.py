@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,23 +17,14 @@ from pipeline.errors import InputError
 from pipeline.transcripts import read_transcript
 from pipeline.transcripts.opencode_db import list_sessions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from opencode_db_bench import SCHEMA  # noqa: E402 - opencode's tables and indexes, shared with the bench
+
 V1 = "ses_4b1d9e2a7ffeA1q2w3e4r5t6y7"
 V2 = "ses_4b2e0f3c81aaZ9x8c7v6b5n4m3"
 ONLY_V2 = "ses_4b2f11d0930bQ1a2z3x4s5d6f7"
 T0 = 1767261600000  # 2026-01-01T10:00:00Z
 
-SCHEMA = """
-CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL);
-CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL,
-  directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL);
-CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE session_message (id text PRIMARY KEY, session_id text NOT NULL, type text NOT NULL, seq integer NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-"""
 
 
 def _build(path: Path) -> Path:
