@@ -49,18 +49,13 @@ def _duck_tape_on_path(monkeypatch):
         monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
 
 
-@pytest.fixture(autouse=True)
-def _store_key_of_the_test(monkeypatch, tmp_path_factory):
-    """Each test session keeps the store key (``pipeline.state.trust``) in a folder of its own, never in the home
-    folder of whoever runs the tests; subprocesses inherit it through the environment."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(_state_home(tmp_path_factory)))
-    monkeypatch.delenv("DUCK_TAPE_KEY_FILE", raising=False)
-
-
-_STATE_HOME: list[Path] = []
-
-
-def _state_home(factory) -> Path:
-    if not _STATE_HOME:
-        _STATE_HOME.append(factory.mktemp("xdg-state"))
-    return _STATE_HOME[0]
+@pytest.fixture(autouse=True, scope="session")
+def _store_key_of_the_test_session(tmp_path_factory):
+    """The test session keeps the store key (``pipeline.state.trust``) in a folder of its own, never in the home folder
+    of whoever runs the tests; subprocesses inherit it through the environment.  Session-scoped, so that it is set
+    before any module-scoped fixture runs a command."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    mp.delenv("DUCK_TAPE_KEY_FILE", raising=False)
+    yield
+    mp.undo()
