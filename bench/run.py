@@ -13,6 +13,9 @@ In one run, each part also runnable alone:
 * ``bench/nudge_bench.py`` (issue 17): the after-each-turn nudge on 50 MB (< 0.1 s).
 * ``bench/opencode_db_bench.py`` (issue 22): batch over an opencode.db of 1,000 / 2,000 / 5,000 sessions (linear),
   and peak memory of a recover whose transcript holds one 300 MB line.
+
+Not run here: ``bench/install_size.py`` (issue 24), the installed size of the default install and the ``[llm]``
+extra, which installs from the package index.
 """
 
 from __future__ import annotations

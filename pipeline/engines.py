@@ -195,8 +195,13 @@ def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | 
     """Distil ``transcript`` with the engine ``config`` chooses (None: the rules engine, reading no environment).
 
     ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default a ``LiteLLMClient`` for
-    ``config.model``.  Never raises for an llm problem: see the module docstring.
+    ``config.model``.  Never raises for an llm problem (see the module docstring), except ``MissingExtra``
+    (exit 2) when the llm engine would run and its optional packages are not installed (``pipeline.extras``).
     """
+    if config is not None and config.effective_engine() == "llm" and (llm is not None or config.model):
+        from pipeline.extras import require_llm
+
+        require_llm(f"--engine llm (model {config.model})" if config.model else "the llm engine")
     rules = rules_distil.run(transcript)
     if config is None:
         return EngineRun(distillate=rules)

@@ -396,3 +396,7 @@ def test_claude_plugin_launcher_without_duck_tape_never_fails(tmp_path):
     proc = subprocess.run([str(ROOT / "hooks" / "duck-tape.sh"), "checkpoint"], capture_output=True, text=True,
                           env={"PATH": "/nonexistent", "HOME": str(tmp_path)}, timeout=30)
     assert proc.returncode == 0 and "not installed" in proc.stderr and proc.stdout == ""
+    # issue 24, item 2: it named `pip install duck-tape-pipeline`, a package no index serves; now this repository
+    proc = subprocess.run([str(ROOT / "hooks" / "duck-tape.sh"), "checkpoint"], capture_output=True, text=True,
+                          env={"PATH": "/nonexistent", "HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(ROOT)}, timeout=30)
+    assert proc.returncode == 0 and f"run  pipx install '{ROOT}'" in proc.stderr and "duck-tape-pipeline" not in proc.stderr

@@ -113,7 +113,8 @@ def test_restore_and_resume_hand_over_none_of_them_and_say_so(tmp_path, monkeypa
             "Log 1, Established Facts 1, Re-derivation 1)") in note
     code, out, _ = run("resume", "--session", "S", "--context", "none.md")
     assert code == 0 and [line for line in out.splitlines() if addresses_agent(line)] == []
-    assert "Note: left out 2 line(s) that give an AI agent orders (Current 1, Remaining 1)" in out
+    assert ("Note: left out 4 line(s) that give an AI agent orders (Current 1, Remaining 1, Decision Log 1, "
+            "Established Facts 1)") in out
     code, out, _ = run("resume", "--session", "S", "--context", "none.md", "--json")
     report = json.loads(out)
     assert report["position"]["current"] is None and report["position"]["remaining"] == ["Add the --output flag"]

@@ -102,7 +102,7 @@ def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool,
                 _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
                                       as_json=as_json)
             continue
-        if interactive and not ask(f"Install the {choice.name} hook into {plan.path}? [yes/no] "):
+        if interactive and not ask(f"Install the {choice.name} hook into {plan.path}?"):
             click.echo(f"Skipped {choice.name}: not approved.")
             continue
         backup = apply_plan(plan)
@@ -148,7 +148,7 @@ def _copilot_instructions(root: Path, report: dict, *, user: bool, yes: bool, dr
         diff = plan.diff()
         click.echo(diff, nl=not diff.endswith("\n"))
     if dry_run or not (yes or interactive) or (
-            interactive and not ask(f"Add this line to {plan.path}? [yes/no] ")):
+            interactive and not ask(f"Add this line to {plan.path}?")):
         hint = f"put `duck-tape resume` in {plan.path} yourself, or run init with --yes"
         if as_json:
             report["warnings"].append(f"copilot: not added: {hint}")

@@ -146,11 +146,12 @@ def resume_report(found, directory: Path, *, recovery, yes: bool, dry_run: bool,
         state = recovery.state
     assert state is not None
     from pipeline.restore.guard import dropped_note
-    from pipeline.resume import guarded_position
+    from pipeline.resume import guarded_state, relevant_decisions
 
-    current, done, remaining, decisions, dropped = guarded_position(state, context_lines)
-    report["position"] = {"current": current, "done": done, "remaining": remaining}
-    report["decisions"] = decisions or []
+    state, context_lines, dropped = guarded_state(state, context_lines)  # issue 22: no orders to an AI agent
+    pos = state.position
+    report["position"] = {"current": pos.current, "done": list(pos.done), "remaining": list(pos.remaining)}
+    report["decisions"] = relevant_decisions(state, context_lines) if context_lines is not None else []
     note = dropped_note("Note:", dropped)
     if note:
         report["messages"].append(note)

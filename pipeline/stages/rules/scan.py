@@ -51,6 +51,8 @@ class Scan:
     # workflow.py's per-scan memo: the task prompts (``workflow.tasks``) and each prompt's own words
     # (``workflow.prompt_task_text``); Workflow and Current both ask, and the own-words screen is costly on prose
     tasks_memo: list[int] | None = None
+    #: other per-scan results several rule modules ask for (key: the asking module's name for it)
+    memo: dict = field(default_factory=dict)
     task_texts: dict[int, str] = field(default_factory=dict)
     #: messages left out by the reading window: (how many, their characters, first and last line of the file;
     #: event numbers, 1-based, where the reader gave no line)
