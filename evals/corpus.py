@@ -35,6 +35,9 @@ from evals.suite import Case, Probe, Suite
 ROOT = Path(__file__).resolve().parent.parent
 #: ``duck-tape eval --suite real`` names this suite.
 ALIAS = "real"
+#: the second development set (issue 21 §5): ``shared/corpus2`` beside a source checkout, or ``$DUCK_TAPE_CORPUS2``
+ALIAS2 = "real2"
+ALIASES = (ALIAS, ALIAS2)
 
 _SECTIONS = {
     "Approved Workflow": "workflow", "Position.Current": "current", "Position.Done": "done",
@@ -45,6 +48,22 @@ _HARNESSES = ("claude-code", "copilot", "opencode", "codex", "gemini")
 
 
 CORPUS_SHAPE = "a corpus probes file: a JSON object {transcript path: [probe objects]}"
+
+
+def alias_path(alias: str) -> Path:
+    """``probes.json`` of a named development set: ``real`` (``default_path``) or ``real2`` (``$DUCK_TAPE_CORPUS2``,
+    else ``shared/corpus2`` beside a source checkout; InputError, exit 2, from an installed copy without it)."""
+    from pipeline.errors import InputError
+
+    if alias == ALIAS:
+        return default_path()
+    folder = os.environ.get("DUCK_TAPE_CORPUS2")
+    if folder:
+        return Path(folder) / "probes.json"
+    if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
+        return ROOT.parent / "shared" / "corpus2" / "probes.json"
+    raise InputError("--suite real2 needs the second real-session corpus: set DUCK_TAPE_CORPUS2 to the folder "
+                     "holding its probes.json (this installed duck-tape has no source checkout beside it)")
 
 
 def default_path() -> Path:
@@ -60,6 +79,17 @@ def default_path() -> Path:
         return ROOT.parent / "shared" / "corpus" / "probes.json"
     raise InputError("--suite real needs the real-session corpus: set DUCK_TAPE_CORPUS to the folder holding its "
                      "probes.json (this installed duck-tape has no source checkout beside it)")
+
+
+def _name_of(p: Path) -> str:
+    """The suite name of a corpus file: the alias whose file it is, else ``real:<its folder's name>``."""
+    for alias in ALIASES:
+        try:
+            if alias_path(alias).resolve() == p.resolve():
+                return alias
+        except Exception:  # no such set here (an installed copy): not this one
+            continue
+    return f"{ALIAS}:{p.resolve().parent.name}"
 
 
 def is_corpus_file(path: str | Path) -> bool:
@@ -112,8 +142,10 @@ def _shape_problem(raw: object) -> str | None:
     return None
 
 
-def load(path: str | Path | None = None) -> Suite:
-    """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``real``.
+def load(path: str | Path | None = None, name: str | None = None) -> Suite:
+    """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``name`` (default: the
+    alias whose file it is, ``real`` or ``real2``, else ``real`` for the first set's and ``real:<folder>`` for
+    any other; thresholds are looked up by that name).
 
     Transcript paths are the keys of the file, relative to its folder.  Raises ``pipeline.errors.InputError``
     (exit 2) naming the file for a missing, unreadable or binary file, bad JSON, JSON of another shape or a probe
@@ -137,13 +169,15 @@ def load(path: str | Path | None = None) -> Suite:
     folder = p.resolve().parent
     cases = []
     try:
-        for name, probes in raw.items():
+        for rel, probes in raw.items():
             cases.append(Case(
-                id=_case_id(name), harness=_harness(name), transcript=str(folder / name),
+                id=_case_id(rel), harness=_harness(rel), transcript=str(folder / rel),
                 failure_mode="real public session, probes written blind before any engine ran",
-                probes=[_probe(pr, f"{p}: {name}") for pr in probes],
+                probes=[_probe(pr, f"{p}: {rel}") for pr in probes],
             ))
-        return Suite(name=ALIAS, version=1, cases=cases,
+        if name is None:
+            name = _name_of(p)
+        return Suite(name=name, version=1, cases=cases,
                      description=f"{sum(len(c.probes) for c in cases)} blind-annotated probes on {len(cases)} real "
                                  f"public transcripts ({p})")
     except (ValueError, KeyError, TypeError, ValidationError) as exc:

@@ -119,12 +119,15 @@ def test_recover_json_merge_bootstraps_then_keeps(capsys, workspace):
     assert err == ""  # everything is in the object
     merge = report["merge"]
     assert set(merge) == {"context", "state_files", "dry_run", "bootstrapped", "changed", "written", "changelog",
-                          "added", "superseded", "dropped", "kept", "redacted", "diff", "notes", "redaction"}
+                          "added", "superseded", "dropped", "kept", "skipped", "redacted", "diff", "notes", "redaction"}
     assert merge["context"] == "CONTEXT.md" and merge["state_files"] == [report["written"]]
     assert (merge["bootstrapped"], merge["changed"], merge["written"], merge["dry_run"]) == (True, True, True, False)
-    assert merge["changelog"][0] == "- Added: Goals TODO(scaffold)" and len(merge["changelog"]) == 43
-    assert len(merge["added"]) == 43 and merge["added"][1] == {"section": "Decisions",
-                                                               "key": "workflow-keep-getting-hammered-post"}
+    assert merge["changelog"][0] == "- Added: Goals TODO(scaffold)" and len(merge["changelog"]) == 16
+    assert len(merge["added"]) == 16 and merge["added"][1] == {"section": "Decisions", "key": "fixed-window"}
+    # what the translation left out, with its reason (issue 26): the workflow is a task list
+    assert merge["skipped"][0]["source"] == "Approved Workflow" and merge["skipped"][0]["reason"] == "task list"
+    assert {"source": "Decision Log", "text": "REJECTED: changing the checkout lock",
+            "reason": "declined session action"} in merge["skipped"]
     assert merge["diff"].startswith("--- /dev/null\n+++ b/CONTEXT.md\n")
     context = (workspace / "CONTEXT.md").read_text()
     assert "**fixed-window**" in context
@@ -134,8 +137,8 @@ def test_recover_json_merge_bootstraps_then_keeps(capsys, workspace):
         return
     merge = again["merge"]
     assert (merge["changed"], merge["written"], merge["changelog"]) == (False, False, ["No changes to CONTEXT.md."])
-    assert merge["added"] == [] and len(merge["kept"]) == 25
-    assert merge["kept"][0] == {"section": "Decisions", "key": "workflow-keep-getting-hammered-post",
+    assert merge["added"] == [] and len(merge["kept"]) == 11
+    assert merge["kept"][0] == {"section": "Decisions", "key": "fixed-window",
                                 "reason": "already in CONTEXT.md with the same text"}
     assert (workspace / "CONTEXT.md").read_text() == context
 
@@ -160,16 +163,17 @@ def test_merge_json_reports_added_superseded_dropped(capsys, workspace):
     assert (report["dry_run"], report["bootstrapped"], report["changed"], report["written"]) == (True, False, True,
                                                                                                    False)
     assert [a["key"] for a in report["added"] if a["section"] == "Decisions"] == [
-        "workflow-finish-rate-limiting-branch", "key-each-bucket-api", "proxyfix-x-for-1",
-        "trusting-every-x-forwarded-for-hop"]
+        "key-each-bucket-api", "proxyfix-x-for-1", "trusting-every-x-forwarded-for-hop"]
     assert report["superseded"] == [{
         "section": "Deferred-Debt",
         "key": "TODO(perf,#41): rate-limited requests are not logged, so we cannot see which partner hits the limit",
         "old": "no status", "new": "resolved"}]
+    assert report["skipped"][-1] == {"source": "Position.Remaining", "reason": "procedural step",
+                                     "text": "Push feature/rate-limit and open a PR against main"}
     assert report["dropped"] == [{"section": "Open-Questions",
                                   "key": "Document the RATE_LIMIT_* settings in docs/configuration.md",
                                   "reason": "done in session 2026-03-11-0900"}]
-    assert report["changelog"][-1] == "- Added: Notes 2026-03-11 09:00" and len(report["changelog"]) == 11
+    assert report["changelog"][-1] == "- Added: Notes 2026-03-11 09:00" and len(report["changelog"]) == 8
     assert "+- **proxyfix-x-for-1**: APPROVED: ProxyFix with x_for=1" in report["diff"]
     assert (workspace / "CONTEXT.md").read_text() == before
     code, report, _ = run_json(capsys, "merge", str(STATE), "--json", "--yes")

@@ -389,3 +389,34 @@ def test_an_option_picked_in_another_language(reply):
     b.user(reply)
     got = _decisions(b)
     assert ("APPROVED", "Next.js API routes on Vercel") in got and ("REJECTED", "Supabase Edge Functions") in got
+
+
+# --- rules the user states, typed as people type -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "prompt, rule",
+    [
+        ("dont add charts to the report, just the table please", "dont add charts to the report"),
+        ("QUE TE ASEGURES DE USAR LOS COMPONENTES QUE YA EXISTEN", "QUE TE ASEGURES"),
+        ("개발 중에는 목 서버를 사용하지 않고 실제 API에 연결합니다.", "사용하지 않고"),
+        ("Gebruik nooit de productie database voor tests.", "nooit"),
+        ("não quero dados mockados em nenhuma tela.", "não quero"),
+    ],
+)
+def test_a_rule_the_user_types_is_a_constraint(prompt, rule):
+    b = B()
+    b.user(prompt)
+    b.asst("Understood.")
+    assert any(rule in f for f in _facts(b))
+
+
+def test_the_reason_a_user_typed_when_declining_a_call_is_kept():
+    b = B()
+    b.user("add the http client")
+    b.bash("npm install axios", "")
+    b.events[-1].is_error = True
+    b.events[-1].text = ("The user doesn't want to proceed with this tool use. The tool use was rejected. "
+                         "The user provided the following reason for the rejection:  use pnpm here")
+    t = b.build()
+    d = distil.run(t)
+    assert [(x.status, x.reasoning) for x in d.decisions] == [
+        ("REJECTED", 'user declined the tool call: "use pnpm here"')]

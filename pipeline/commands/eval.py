@@ -27,10 +27,10 @@ def _default_suite() -> str:
 
 
 @click.command("eval")
-@click.option("--suite", "suites", multiple=True, metavar="FILE|real",
-              help="Suite YAML file, a corpus probes.json, or 'real' for the real-session suite "
-                   "(probes.json of the corpus folder $DUCK_TAPE_CORPUS, by default shared/corpus beside a source "
-                   "checkout); "
+@click.option("--suite", "suites", multiple=True, metavar="FILE|real|real2",
+              help="Suite YAML file, a corpus probes.json, or 'real' / 'real2' for the real-session suites "
+                   "(probes.json of $DUCK_TAPE_CORPUS / $DUCK_TAPE_CORPUS2, by default shared/corpus and "
+                   "shared/corpus2 beside a source checkout); "
                    "repeatable; "
                    "default: evals/suites/core.yaml.")
 @click.option("--engine", default="all", show_default=True, metavar="rules|llm|baseline|all",
@@ -45,8 +45,10 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
                  thresholds_path: str | None) -> None:
     """Score engines on probe facts planted in fixture transcripts.
 
-    '--suite real' scores real public transcripts (the corpus folder, $DUCK_TAPE_CORPUS) on probes people wrote by reading
-    them before any engine ran: the honest number. The core suite (the default) was written alongside the
+    '--suite real' and '--suite real2' score real public transcripts (the corpus folders, $DUCK_TAPE_CORPUS and
+    $DUCK_TAPE_CORPUS2) on probes people wrote by reading them before any engine ran: the honest numbers.  With
+    '--engine all' the harness's own compaction summary is scored too, and on the sessions that hold one each
+    engine together with it. The core suite (the default) was written alongside the
     rules engine and guards against regressions.
 
     Each probe names a section of the recovered state file and terms that must all appear there (or, for
@@ -60,7 +62,8 @@ def eval_command(suites: tuple[str, ...], engine: str, json_path: Path | None, r
     from evals.suite import load_suite
 
     paths = list(suites) or [_default_suite()]
-    loaded = [corpus.load() if p == corpus.ALIAS else corpus.load(p) if corpus.is_corpus_file(p) else load_suite(p)
+    loaded = [corpus.load(corpus.alias_path(p), p) if p in corpus.ALIASES else corpus.load(p) if corpus.is_corpus_file(p)
+              else load_suite(p)
               for p in paths]
     chosen, notes = registry.select(engine)
     from pipeline import tokens

@@ -247,9 +247,20 @@ def _rejected_tool_calls(s: Scan) -> list[Cand]:
             why = f'user declined the tool call: "{clip(text, 150)}"'
             out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), why, nxt, q, nxt, -1, "user-rejection"))
         else:
+            reason = _DECLINE_REASON.search(ev.text)
+            if reason and reason.group(1).strip():  # Claude Code: "The user provided the following reason …: <words>"
+                a, b = reason.span(1)
+                why = f'user declined the tool call: "{clip(ev.text[a:b].strip(), 150)}"'
+                out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), why, j, quote(ev.text, a, b), j, 0,
+                                "user-rejection"))
+                continue
             q = quote(ev.text, 0, len(ev.text))
             out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), "user declined the tool call", j, q, j, 0, "user-rejection"))
     return out
+
+
+#: the reason a user typed when declining a call, as the harness records it
+_DECLINE_REASON = lazy_re(r"(?:following\s+reason\s+for\s+the\s+rejection|reason)\s*:\s*(.+?)\s*$", re.I | re.S)
 
 
 def _declined_what(s: Scan, cev) -> str:

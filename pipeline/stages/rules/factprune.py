@@ -134,11 +134,33 @@ def distinctive(text: str) -> frozenset[str]:
             out.add(code.lower())  # a name the writer marked as code (`reqwest`, `scolor`)
     for m in _IDENT.finditer(text):
         word = m.group(0).rstrip(".,;:)(").lower()
-        if len(word) > 2 and _ALNUM.search(word) and not word.startswith(("e.g", "i.e")):
+        if len(word) > 2 and _ALNUM.search(word) and not word.startswith(("e.g", "i.e")) and not _plain_word(
+                m.group(0).rstrip(".,;:)(")):
             out.add(word)
     for m in _NUMBER.finditer(text):
         out.add(m.group(0).replace(",", ""))
     return frozenset(out)
+
+
+#: hyphenated words of ordinary English prose: no names of anything
+_COMMON_COMPOUNDS = frozenset(
+    """follow-up follow-ups pre-existing built-in real-time top-level high-level low-level end-to-end up-to-date
+    read-only long-running non-blocking side-by-side one-time open-source third-party well-known so-called e-mail
+    re-run set-up sign-in log-in opt-in check-in step-by-step in-place in-memory on-demand out-of-the-box
+    client-side server-side full-stack back-end front-end user-facing hard-coded hardcoded re-enable re-enabled
+    non-trivial self-contained cross-platform multi-line single-line""".split()
+)
+
+
+def _plain_word(word: str) -> bool:
+    """Whether an identifier-shaped token is ordinary prose: a common hyphenated word, or two words joined by a
+    slash ("and/or", "update/reinstall") that name no path (no dot, no leading or second slash)."""
+    if word.lower() in _COMMON_COMPOUNDS:
+        return True
+    if "/" in word and word.count("/") == 1 and "." not in word and not word.startswith(("/", "~")):
+        head, _, tail = word.partition("/")
+        return head.isalpha() and tail.isalpha() and head.islower() and tail.islower()  # INCR/EXPIRE names commands
+    return False
 
 
 def _specific(shared: frozenset[str]) -> bool:

@@ -69,7 +69,7 @@ CANDIDATE_WINDOW = 64  # candidates kept of each kind at each end of the session
 _OUT_KIND = {"trial": "quirk"}
 
 _CONSTRAINT = gated_re(
-    r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
+    r"\b(?:never|always|must|mustn't|don't|dont|do\s+not|only|avoid|under\s+no\s+circumstances|"
     r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within)|"
     r"(?:we|you)\s+(?:can't|cannot|can\s+not)|without\s+(?:\w+ing|breaking|changing|touching))\b"
     r"|^(?:(?:please|and|also|but|just)\s+)*(?:make\s+sure|ensure|keep|stick\s+to|stay\s+(?:in|on|within|away)|preserve|"
@@ -237,8 +237,22 @@ _CONSTRAINT_INTL = lazy_re(
     r"不要|别再|不能|不许|不准|禁止|请勿|务必|必须|一定要|"
     r"하지\s*마|말자|마세요|않도록|금지|반드시|절대|"
     r"しないで|ないでください|ないこと|禁止|必ず|絶対|使わない|"
-    r"\b(?:não|nao)\s+(?:use|usar|mude|mudar|altere|alterar|faça|fazer|toque|mexa|apague|remova)\b|\b(?:nunca|sempre|jamais|jamás|siempre)\b|"
-    r"\bno\s+(?:uses|usar|cambies|cambiar|toques|borres|modifiques)\b|\bsin\s+usar\b|\bsem\s+usar\b",
+    r"\b(?:não|nao)\s+(?:use|usar|mude|mudar|altere|alterar|faça|fazer|toque|mexa|apague|remova|quero)\b|"
+    r"\b(?:nunca|sempre|jamais|jamás|siempre)\b|"
+    r"\bno\s+(?:uses|usar|cambies|cambiar|toques|borres|modifiques|quiero|hagas|crees|inventes)\b|\bsin\s+usar\b|\bsem\s+usar\b|"
+    r"\b(?:asegúrate|asegurate|que\s+te\s+asegures|certifique-se|garanta|assure-toi|stell\s+sicher)\b|确保|务必|"
+    r"(?:사용|이용|변경|수정|삭제|추가)하지\s*않|確実に|"
+    r"\b(?:niet|nooit|geen|altijd)\b|\b(?:nicht|niemals|immer|kein\w*)\b|\b(?:ne\s+\w+\s+pas|jamais|toujours)\b",
+    re.I,
+)
+
+
+SPEC_CHARS = 600  # a prompt this long that states requirements is a specification (its "must"s say what to build)
+#: a negation inside a purpose or result clause: not a rule of the user's
+_PURPOSE_NEGATION = lazy_re(r"\bso\s+(?:that\s+)?(?:it|they|the\s+\w+)\s+(?:never|doesn't|don't|won't)\b|\bto\s+never\b", re.I)
+#: a positive requirement: "X must/should …" with no negation and no "always/only/never"
+_REQUIREMENT = lazy_re(
+    r"^(?!.*\b(?:not|never|don't|dont|no|avoid|always|only|without)\b)(?:the\s+)?[\w`'\"()/ .-]{1,60}?\s+(?:must|should|needs?\s+to)\b",
     re.I,
 )
 
@@ -260,6 +274,8 @@ def _constraints(s: Scan, i: int) -> list[_Cand]:
             continue
         if " ".join(text[a:b].split()) not in own:
             continue  # not the user's own words
+        if _PURPOSE_NEGATION.search(sent) or (len(own) > SPEC_CHARS and _REQUIREMENT.match(sent)):
+            continue  # "so it never gets squished" (a purpose), "tiles must be…" in a long spec (what to build)
         out.append(_cand("constraint", s, i, a, b, sent))
     return out
 

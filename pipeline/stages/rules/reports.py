@@ -25,7 +25,7 @@ from pipeline.stages.rules import tools
 from pipeline.stages.rules.candidates import Candidate
 from pipeline.stages.rules.factprune import distinctive
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.struggle import NARRATION
+from pipeline.stages.rules.struggle import _CLAIM, HEDGE, NARRATION
 from pipeline.stages.rules.text import clip, local_spans, span_index_at, strip_markup
 
 CAVEAT = 1.5
@@ -92,6 +92,8 @@ def _caveats(s: Scan, i: int, last: bool) -> list[Candidate]:
             continue
         if sentence.startswith(("|", "✅", "✔", "☑", "✓")) or _code_line(sentence) or _heading(text, a) or _OWN_ACTION.match(sentence):
             continue  # a table row, a check-mark status line, a heading, what the agent did (Done's)
+        if _CLAIM.search(sentence) or HEDGE.search(sentence) or _NOTHING_LEFT.search(sentence):
+            continue  # a claim that all went well, a guess, or "nothing pending": no caveat
         if not LIMITS.search(sentence.lower()) or not distinctive(sentence):
             continue
         out.append(Candidate("fact", clip(sentence, LIMIT), i, a, b, "caveat", CAVEAT + (LAST if last else 0.0)))
@@ -104,6 +106,14 @@ _OWN_ACTION = lazy_re(
     r"moved|renamed|changed|modified|installed|generated|replaced|configured|marked|cleaned|applied|adjusted|restored|"
     r"reverted|merged|deployed|saved|wrote)\b|^no\s+[\w-]+(?:\s+[\w-]+)?\s+(?:were|was)\s+(?:committed|pushed|changed|added)|"
     r"^.{0,40}(?:已经|已)(?:删除|添加|修改|更新|创建|移除|完成)",
+    re.IGNORECASE,
+)
+
+
+#: a report line saying nothing is left ("Follow-up: none pending.", "No outstanding issues.")
+_NOTHING_LEFT = lazy_re(
+    r"\b(?:none\s+(?:pending|left|remaining|outstanding)|no\s+(?:outstanding|remaining|pending|open)\s+\w+|"
+    r"nothing\s+(?:else\s+)?(?:left|pending|remaining|to\s+do))\b|:\s*none\b",
     re.IGNORECASE,
 )
 

@@ -143,8 +143,10 @@ def _statement(sentence: str) -> bool:
     if s.startswith(("|", "✅", "✔", "☑", "✓")) or (s.startswith("`") and s.rstrip(".").endswith("`") and s.count("`") == 2) \
             or _STATUS_LABEL.match(s):
         return False  # a table row, a check-mark status line, code quoted as a line
-    if _ACTION_REPORT.match(s) or _CJK_DONE.search(s):
-        return False  # what the agent did (Position's Done), not what it found
+    if _ACTION_REPORT.match(s) or _CJK_DONE.search(s) or _CJK_INTENT.search(s):
+        return False  # what the agent did (Position's Done) or will do, not what it found
+    if HEDGE.search(s):
+        return False  # a guess ("this suggests it might be…"), not a finding
     prose = _PATHLIKE.sub(" ", _CODE_SPAN.sub(" ", s))
     return len(_WORD.findall(prose)) >= 3 or len(_CJK_CHAR.findall(prose)) >= 4
 
@@ -158,6 +160,14 @@ _ACTION_REPORT = lazy_re(
     r"^(?:好的[，,]?\s*)?(?:我|我们)(?:已经|已|现在|刚刚|刚)|^已(?:经)?(?:将|把|完成|修改|删除|添加|更新|创建)",
     re.IGNORECASE,
 )
+#: the agent saying what it will do, at a CJK sentence's end: "…수정하겠습니다.", "…しましょう。", "…します。"
+_CJK_INTENT = lazy_re(r"(?:하겠습니다|할게요|겠습니다|해\s*보겠습니다|しましょう|します|しておきます|いたします)[。.!！]*\s*$")
+#: a guess rather than a finding
+HEDGE = lazy_re(
+    r"^(?:(?:so|but|and|hmm+|well)[,]?\s+)?(?:this|that|it|which)\s+(?:suggests|(?:may|might|could)\s+(?:be|have|mean))\b|"
+    r"^(?:maybe|perhaps|possibly|probably|likely)\b|^i\s+(?:think|suspect|guess|wonder|believe)\b|^(?:可能|也许|아마)",
+    re.IGNORECASE,
+)  # at the sentence's start: "…, which may have different conventions" still states the version
 #: a CJK status line: "…更新完成。", "…완료했습니다", "…しました。"
 _CJK_DONE = lazy_re(r"(?:完成|完毕|成功|好了|완료(?:했습니다|됨|되었습니다)?|했습니다|しました|完了)[。.!！]*\s*$")
 

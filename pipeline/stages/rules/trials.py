@@ -67,7 +67,7 @@ _ERR_LINE = lazy_re(
 _GENERIC = lazy_re(
     r"^(?:npm\s+(?:error|ERR!)\s+(?:code|path|command|errno|syscall|A\s+complete\s+log|signal)\b|exit\s+code:?\s*\d+$|"
     r"error:\s+command\s+failed|.*\bcommand\s+failed$|.*\ba\s+complete\s+log\b|.*\bfor\s+more\s+(?:info|details)\b|"
-    r"traceback\s+\(most\s+recent|\s*at\s+\S+\s+\(|\s*File\s+\")",
+    r"traceback\s+\(most\s+recent|\s*at\s+\S+\s+\(|\s*File\s+\"|error\s+conda\.cli\.main_run)",
     re.I,
 )
 _HINT = lazy_re(r"\b(?:use|set|try|run|pass|add|did\s+you\s+mean|to\s+override|instead|hint)\b|--\w", re.I)
