@@ -165,6 +165,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--session-start", default=None, metavar="ISO-8601",
               help="This session's start time; a marker older than it is reported (and resume continues).")
+@click.option("--session", "session", default=None, metavar="ID", envvar="DUCK_TAPE_SESSION",
+              help="Resume this session's compaction (its id as the harness names it).  Default: the newest "
+                   "compaction in DIR.  [env: DUCK_TAPE_SESSION]")
 @click.option("--reconcile", is_flag=True,
               help="Then compare the state with the workspace, read-only: commits since it was written, Remaining "
                    "items that look done, files that no longer exist.")
@@ -176,7 +179,7 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
                    "decisions) instead of the report; never asks: a recovery needs --yes or --dry-run.")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
-           reconcile: bool, max_bytes: int | None, as_json: bool,
+           session: str | None, reconcile: bool, max_bytes: int | None, as_json: bool,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Report where the work stands after a compaction (recovering a state file if needed).
 
@@ -186,7 +189,9 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
     terminal, as when an agent runs it, the recovery is made once per compaction, masked, and kept in
     DIR/.resume/ for the next runs; no state file is written unless --yes.  Then one short report (at most
     3 KB): the compaction time, the full state file's path, Current, Remaining, the last steps done, the newest
-    decisions and facts, and the CONTEXT.md decisions relevant to the work.
+    decisions and facts, and the CONTEXT.md decisions relevant to the work.  Only state files duck-tape wrote
+    in this folder are used (a planted, copied or another folder's file is named and left out), and no line
+    that gives an AI agent orders is shown.
     --reconcile then checks the state against the workspace (the folder holding DIR), read-only: commits since
     its Created time, Remaining items that look done, files it names that no longer exist.
     """
@@ -196,7 +201,7 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         from pipeline.commands.json_out import begin
 
         begin("resume")
-    found = resume_mod.plan(directory, session_start=session_start)
+    found = resume_mod.plan(directory, session_start=session_start, session=session)
     if as_json:
         _resume_json(found, directory, context_path, yes=yes, dry_run=dry_run, mask=mask, reconcile=reconcile,
                      max_bytes=max_bytes, config=config_from_flags(engine, model, api_base, max_tokens))
@@ -215,7 +220,8 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
                                                   config=config_from_flags(engine, model, api_base, max_tokens))
     elif found.recover_from:
         from pipeline.recovery import recover as run_recovery
-        from pipeline.state.store import state_filename, write_state
+        from pipeline.state.naming import write_session_state
+        from pipeline.state.store import state_filename
         from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
         config = config_from_flags(engine, model, api_base, max_tokens)
@@ -224,15 +230,22 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         for line in [*result.notes, *(f"duck-tape: validate: {d}" for d in result.dropped), *result.redaction]:
             _err(line)
         state = result.state
+        from pipeline.restore.guard import dropped_note, guard_text
+
+        shown, dropped = guard_text(result.text)  # issue 22: no orders to an AI agent in what an agent reads
+        note = dropped_note("duck-tape: resume:", dropped)
+        if note:
+            _err(note)
         if dry_run:
-            _out(result.text, nl=False)
+            _out(shown, nl=False)
             state_path = None
         else:
             if not yes:  # a terminal: the preview the approval is about
-                _out(result.text, nl=False)
+                _out(shown, nl=False)
             target = directory / state_filename(result.state.stamp, "recovered")
             _confirm_write(str(target), yes=yes)
-            written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+            written, _ = write_session_state(directory, result.text, stamp=result.state.stamp, kind="recovered",
+                                             session_id=result.state.session_id)
             state_path = str(written)
             _out(f"Wrote {written}")
     context_lines = None
@@ -315,8 +328,8 @@ def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_r
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
-                                    "mcp")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "adopt", "verify", "nudge",
+                                    "status", "mcp")
 
 
 def _register() -> None:

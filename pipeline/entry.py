@@ -104,10 +104,10 @@ def _options(args: list[str], names: tuple[str, ...], flags: tuple[str, ...] = (
 
 
 def _fast_restore(args: list[str]) -> int | None:
-    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
-    ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
-    which click then handles (and rejects a bad budget or format with exit 2)."""
-    values = _options(args, ("--dir", "--budget", "--format"), flags=("--no-reconcile",))
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--session ID]
+    [--no-reconcile]`` (also ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for
+    any other shape, which click then handles (and rejects a bad budget or format with exit 2)."""
+    values = _options(args, ("--dir", "--budget", "--format", "--session"), flags=("--no-reconcile",))
     if values is None:
         return None
     from pipeline.restore.handoff import FORMATS, MAX_BUDGET, MIN_BUDGET
@@ -120,7 +120,7 @@ def _fast_restore(args: list[str]) -> int | None:
     from pipeline.restore.run import restore_main
 
     return restore_main(values.get("--dir"), int(budget) if budget else None, values.get("--format", "plain"),
-                        reconcile="--no-reconcile" not in values)
+                        reconcile="--no-reconcile" not in values, session=values.get("--session"))
 
 
 def _fast_nudge(args: list[str]) -> int | None:

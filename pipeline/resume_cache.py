@@ -35,12 +35,28 @@ def path_for(store: Path, cache_key: str) -> Path:
 
 
 def load(store: Path, cache_key: str) -> tuple[Path, str] | None:
-    """``(path, text)`` of the kept recovery for ``cache_key``, None when there is none or it cannot be read."""
+    """``(path, text)`` of the kept recovery for ``cache_key``, None when there is none, it cannot be read, or this
+    store did not keep it (issue 22: its seal, ``<key>.seal`` beside it, made with the store's key as
+    ``pipeline.state.trust`` makes them, must match: a planted file is never reported to the agent)."""
     path = path_for(store, cache_key)
     try:
-        return path, path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        kept_seal = path.with_suffix("").with_suffix(".seal").read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
+    expected = _seal(store, path.name, text, create=False)
+    import hmac
+
+    if expected is None or not hmac.compare_digest(expected, kept_seal):
+        return None
+    return path, text
+
+
+def _seal(store: Path, name: str, text: str, *, create: bool) -> str | None:
+    from pipeline.state.trust import seal, store_key
+
+    secret = store_key(store, create=create)
+    return seal(secret, store, f"{FOLDER}/{name}", text.encode("utf-8")) if secret is not None else None
 
 
 def save(store: Path, cache_key: str, text: str) -> Path | None:
@@ -55,9 +71,12 @@ def save(store: Path, cache_key: str, text: str) -> Path | None:
     try:
         ensure_store(store)  # its .gitignore (`*`) keeps the kept recovery out of git too
         path.parent.mkdir(exist_ok=True)
+        sealed = _seal(store, path.name, text, create=True)
         atomic_write_text(path, text)
-        for other in path.parent.glob("*.state.md"):
-            if other != path:
+        if sealed is not None:
+            atomic_write_text(path.with_suffix("").with_suffix(".seal"), sealed + "\n")
+        for other in [*path.parent.glob("*.state.md"), *path.parent.glob("*.seal")]:
+            if other not in (path, path.with_suffix("").with_suffix(".seal")):
                 os.unlink(other)
     except (OSError, InputError):
         return None

@@ -12,9 +12,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from store_kit import mark_as_store
 
 from pipeline.cli import main
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
 from pipeline.state.store import list_states
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def test_context_writes(answer, argv, start, holds, dropped, terminal, capsys, t
 def test_resume_recovery(answer, terminal, capsys, tmp_path):
     terminal.answer = answer
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC)))
     code, out, err = run(capsys, "resume", "--mask", "--context", "none.md")
     assert code == 0, err
     [written] = list_states(store)

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from store_kit import put_state
 
 from pipeline.cli import main
 from pipeline.context.safewrite import backup_path
@@ -59,9 +60,8 @@ def test_merge_bootstraps_then_reports_no_changes(capsys, workspace):
 
 def test_merge_defaults_to_the_state_to_resume_from(capsys, workspace):
     store = workspace / ".duck-tape"
-    store.mkdir()
-    shutil.copy(FIXTURES / "states" / "2026-03-10-1000-recovered.state.md", store)
-    shutil.copy(STATE, store)
+    for source in (FIXTURES / "states" / "2026-03-10-1000-recovered.state.md", STATE):  # files a checkpoint here wrote
+        put_state(store, source.name, source.read_text())
     code, out, err = run(capsys, "merge", "--yes", "--context", "notes/CONTEXT.md")
     assert code == 2 and "notes/CONTEXT.md: its directory does not exist" in err
     code, out, err = run(capsys, "merge", "--yes")

@@ -10,11 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from store_kit import mark_as_store, put_state
 from conftest import GOLDEN
 
 from pipeline.cli import main
 from pipeline.commands import json_out
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
 from pipeline.state.store import list_states, session_label
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,8 +264,8 @@ def test_prune_json_list_and_drop(capsys, workspace):
 def test_resume_json_uses_a_state_as_is_with_context_and_reconcile(capsys, workspace):
     store = workspace / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0950.state.md").write_text(manual_state("wire the refund bucket", session="s-1"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
+    put_state(store, "2026-03-10-0950.state.md", manual_state("wire the refund bucket", session="s-1"))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
                                session_id="s-1"))
     (workspace / "CONTEXT.md").write_text(
         "# Project\n\n## Decisions\n- **limiter**: token bucket rate limiting in Redis (date: 2026-03-10)\n"
@@ -273,7 +274,7 @@ def test_resume_json_uses_a_state_as_is_with_context_and_reconcile(capsys, works
     assert code == 0, err
     assert set(report) == {"command", "store", "messages", "marker", "state", "recovered", "dry_run", "position",
                            "context", "context_exists", "decisions", "reconciliation"}
-    assert report["messages"] == ["Using manual state file 2026-03-10-0950.state.md as is."]
+    assert report["messages"] == ["Using manual state file 2026-03-10-0950.state.md as is."]  # a file it adopted
     assert report["marker"] == {"time": "2026-03-10T09:55:00Z", "session": "s-1", "cwd": "/home/dev/shop",
                                 "transcript": None}
     assert report["state"] == str(Path(".duck-tape") / "2026-03-10-0950.state.md") and report["recovered"] is None
@@ -286,7 +287,7 @@ def test_resume_json_uses_a_state_as_is_with_context_and_reconcile(capsys, works
 
 def test_resume_json_recovers_only_with_yes(capsys, workspace):
     store = workspace / ".duck-tape"
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC),
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd=None, latest_state=None, transcript=str(CC),
                                session_id=SID))
     before = sorted(p.name for p in store.iterdir())
     code, report, _ = run_json(capsys, "resume", "--json", "--mask")
@@ -318,8 +319,8 @@ def test_restore_json_matches_the_plain_handoff(capsys, workspace):
 
     store = workspace / ".duck-tape"
     store.mkdir()
-    (store / "2026-03-10-0950.state.md").write_text(manual_state("wire the refund bucket", session="s-1"))
-    write_marker(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
+    put_state(store, "2026-03-10-0950.state.md", manual_state("wire the refund bucket", session="s-1"))
+    mark_as_store(store, Marker(time="2026-03-10T09:55:00Z", cwd="/home/dev/shop", latest_state=None, transcript=None,
                                session_id="s-1"))
     code, report, err = run_json(capsys, "restore", "--json", "--no-reconcile")
     assert code == 0, err
@@ -343,8 +344,8 @@ def test_restore_json_reports_what_the_budget_left_out(capsys, workspace):
     label = session_label("2026-03-10-1000", "recovered")
     text = re.sub(r"^Session: \S+", f"Session: {label}", text, count=1, flags=re.M)
     store.mkdir()
-    (store / f"{label}.state.md").write_text(text)
-    write_marker(store, Marker("2026-03-10T10:05:00Z", "/home/dev/shop", None, None, SID))
+    put_state(store, f"{label}.state.md", text)
+    mark_as_store(store, Marker("2026-03-10T10:05:00Z", "/home/dev/shop", None, None, SID))
     code, report, _ = run_json(capsys, "restore", "--json", "--budget", "1500", "--no-reconcile")
     assert code == 0 and report["restored"] is True and report["bytes"] <= 1500 and report["complete"] is False
     assert report["footer"].startswith("Left out to fit 1500 bytes")

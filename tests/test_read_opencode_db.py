@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,23 +17,14 @@ from pipeline.errors import InputError
 from pipeline.transcripts import read_transcript
 from pipeline.transcripts.opencode_db import list_sessions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from opencode_db_bench import SCHEMA  # noqa: E402 - opencode's tables and indexes, shared with the bench
+
 V1 = "ses_4b1d9e2a7ffeA1q2w3e4r5t6y7"
 V2 = "ses_4b2e0f3c81aaZ9x8c7v6b5n4m3"
 ONLY_V2 = "ses_4b2f11d0930bQ1a2z3x4s5d6f7"
 T0 = 1767261600000  # 2026-01-01T10:00:00Z
 
-SCHEMA = """
-CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL);
-CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL,
-  directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL);
-CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
-  time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-CREATE TABLE session_message (id text PRIMARY KEY, session_id text NOT NULL, type text NOT NULL, seq integer NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-"""
 
 
 def _build(path: Path) -> Path:
@@ -259,3 +251,30 @@ def test_several_top_level_sessions_still_ask_naming_only_those(tmp_path, capsys
     assert "holds 2 top-level sessions; pass --session ID" in err
     assert OTHER in err and PARENT in err and CHILD not in err
     assert read_transcript(str(db), session=CHILD).meta.session_id == CHILD  # asked for by name: read alone
+
+
+def test_batch_lists_the_sessions_of_a_database_once(tmp_path, monkeypatch, capsys):
+    """Issue 22 item 6: each session's export listed every session again (1,000 / 2,000 / 5,000 sessions: 9.8 / 32 /
+    ~220 s); the whole database is one listing and one query per table and session (figures: make bench)."""
+    from pipeline.transcripts import opencode_db
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    _build(archive / "opencode.db")
+    calls = []
+    real = opencode_db.list_sessions
+    monkeypatch.setattr(opencode_db, "list_sessions", lambda path: calls.append(path) or real(path))
+    assert main(["batch", str(archive), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    assert calls == [str(archive / "opencode.db")]
+    assert len(list((tmp_path / "out").glob("*.state.md"))) == 3
+
+
+def test_a_corrupt_database_is_named_with_its_reason_not_no_transcripts_found(tmp_path, capsys):
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    good = _build(tmp_path / "good.db").read_bytes()
+    (archive / "opencode.db").write_bytes(good[:100] + b"\xff" * (len(good) - 100))  # the header, then garbage
+    assert main(["batch", str(archive), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"no session could be read: {archive / 'opencode.db'}: cannot read this opencode database" in err
+    assert "no transcripts found" not in err

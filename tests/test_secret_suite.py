@@ -30,7 +30,7 @@ TRUTH = json.loads((ROOT / "fixtures" / "secrets" / "secret-suite.secrets.json")
 SECRETS: list[str] = TRUTH["secrets"]
 KEEP: list[str] = list(TRUTH["keep"])
 #: Kept numbers of the first prompt: every output that shows the Approved Workflow shows them.
-WORKFLOW_KEEP = [k for k in KEEP if k != "5432"]
+WORKFLOW_KEEP = [k for k in KEEP if k not in ("5432", "3306:3306", "up -d postgres")]
 
 MANUAL = """# Agent State
 

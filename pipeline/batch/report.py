@@ -12,6 +12,8 @@ from pathlib import Path
 
 import orjson
 
+from pipeline.redact import safe
+
 from pipeline.batch.runner import BatchRun
 from pipeline.batch import compactions
 
@@ -196,15 +198,35 @@ def report_paths(report: str | None, out: Path) -> tuple[Path, Path]:
     return path, path.with_suffix(".json")
 
 
+def _masked_json(report: dict) -> bytes:
+    """The JSON report's bytes with every secret masked (issue 22 item 6: a token in a transcript's path): one deep
+    scan of the whole text (``<REDACTED>`` holds no JSON syntax, so the text stays JSON; checked, and each string
+    masked on its own should a finding ever straddle one)."""
+    option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    text = orjson.dumps(report, option=option).decode("utf-8")
+    masked = safe(text)
+    if masked is text:
+        return text.encode("utf-8")
+    try:
+        orjson.loads(masked)
+        return masked.encode("utf-8")
+    except orjson.JSONDecodeError:
+        from pipeline.commands.json_out import masked as mask_each
+
+        return orjson.dumps(mask_each(report), option=option)
+
+
 def write_reports(run: BatchRun, report: str | None, out: Path, t: dict | None = None) -> tuple[Path, Path]:
     """Write both reports (temporary file + rename, like the state files: a rerun recreates them from the
-    cache); return their paths.  ``t``: ``totals(run)`` when the caller has it.  Raises OSError."""
+    cache); return their paths, every secret in them masked (paths included).  ``t``: ``totals(run)`` when the
+    caller has it.  Raises OSError."""
     from pipeline.batch.cache import replace_quickly
 
     md_path, json_path = report_paths(report, out)
     t = t or totals(run)
-    data = orjson.dumps(to_json(run, t), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    for path, blob in ((md_path, to_markdown(run, t).encode("utf-8")), (json_path, data)):
+    data = _masked_json(to_json(run, t))
+    markdown = safe(to_markdown(run, t))
+    for path, blob in ((md_path, markdown.encode("utf-8")), (json_path, data)):
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_quickly(path, blob)
     return md_path, json_path

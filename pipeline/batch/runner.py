@@ -306,7 +306,12 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
         run.wall_seconds = round(time.perf_counter() - started, 3)
         return run
     if not discovery.sessions:
-        raise InputError(f"no transcripts found under {', '.join(paths)} (looked for *.jsonl and *.json files)")
+        # issue 22 item 6: a corrupt opencode.db said "no transcripts found"; name what was found and why it was not read
+        databases = [s for s in discovery.skipped if s.path.endswith(".db")]
+        if databases:
+            raise InputError("no session could be read: " + "; ".join(
+                s.reason if s.reason.startswith(s.path) else f"{s.path}: {s.reason}" for s in databases[:5]))
+        raise InputError(f"no transcripts found under {', '.join(paths)} (looked for *.jsonl, *.json and *.db files)")
     cache = Cache(cache_dir)
     todo = _plan(discovery, options, cache, index, run)
     if progress is not None:

@@ -29,7 +29,9 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
     duck-tape opencode plugin's (snapshotPath, sessionID).  It distils the transcript with the rules engine, masks
     secrets with <REDACTED>, rotates the store to 10 state files and writes the marker with the transcript
     path.  When the path is empty or stale the transcript is looked up by session id in the harness's own
-    folders.  It never fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
+    folders.  Each session also gets its own marker record (DIR/.markers/) that `duck-tape restore` reads at
+    its SessionStart; a second session writing in the same minute gets its own state file name.  It never
+    fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
     """
     from pipeline.hooks.checkpoint import PREFIX, hook_main
 

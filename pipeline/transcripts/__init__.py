@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from pipeline.errors import InputError
-from pipeline.transcripts.common import DEFAULT_CAPS, Caps
+from pipeline.transcripts.common import DEFAULT_CAPS, Caps, clean_transcript
 from pipeline.transcripts.detect import detect_format
 from pipeline.transcripts.model import ReadReport, Transcript
 from pipeline.transcripts.safety import RECOVER_MAX_BYTES, checked_transcript
@@ -84,7 +84,7 @@ def read_transcript(
         )
     reader = importlib.import_module(module_name)
     report = ReadReport()
-    transcript = reader.read(str(path), fmt, report, caps, size)
+    transcript = clean_transcript(reader.read(str(path), fmt, report, caps, size))
     if warn:
         message = report.warning(str(path))
         if message:
@@ -120,7 +120,8 @@ def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_ro
         raise InputError(f"session {document['info'].get('id')} holds {size} bytes of data, over the {max_bytes}-byte "
                          "cap (raise it with --max-bytes)", path=path)
     report = ReadReport()
-    transcript = _fold_subagents(path, read_export(document, path, "opencode-db", report, caps), caps, max_bytes)
+    transcript = clean_transcript(_fold_subagents(path, read_export(document, path, "opencode-db", report, caps), caps,
+                                                  max_bytes))
     if warn:
         message = report.warning(path)
         if message:

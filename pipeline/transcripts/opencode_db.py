@@ -226,15 +226,36 @@ def export_session(path: str, session_id: str) -> dict:
         known = ", ".join(list(sessions)[:10]) or "none"
         raise InputError(f"no session {session_id!r} in this opencode database (sessions, newest first: {known})",
                          path=path)
+    for _, document in export_sessions(path, [row]):
+        return document
+    raise AssertionError("export_sessions yields one document per row")
+
+
+def export_sessions(path: str, rows: list[SessionRow]):
+    """Each of ``rows`` (``list_sessions``'s) as ``(row, export document)``, read over one connection: the whole
+    database costs one session listing and one indexed query per table and session (issue 22 item 6: a batch
+    exporting each session with its own listing was quadratic in the sessions).  A generator; raises InputError for
+    an unreadable database."""
     con = connect(path)
     try:
-        tables = _tables(con)
-        v1 = _v1_messages(con, session_id) if {"message", "part"} <= set(tables) else []
-        v2 = _v2_messages(con, session_id, tables["session_message"]) if "session_message" in tables else []
-    except sqlite3.Error as exc:
-        raise _fail(path, exc) from None
+        try:
+            tables = _tables(con)
+        except sqlite3.Error as exc:
+            raise _fail(path, exc) from None
+        for row in rows:
+            try:
+                v1 = _v1_messages(con, row.id) if {"message", "part"} <= set(tables) else []
+                v2 = _v2_messages(con, row.id, tables["session_message"]) if "session_message" in tables else []
+            except sqlite3.Error as exc:
+                raise _fail(path, exc) from None
+            yield row, _document(row, v1, v2)
     finally:
         con.close()
+
+
+def _document(row: SessionRow, v1: list[dict], v2: list[dict]) -> dict:
+    """The export document of ``row`` from its messages of the 1.2 tables (``v1``) and of ``session_message``
+    (``v2``): when both hold messages, the set with the later message wins."""
     if v1 and v2:
         def last(messages: list[dict]) -> int:
             return max((m["info"].get("time") or {}).get("created") or 0 for m in messages)

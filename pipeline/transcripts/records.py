@@ -32,6 +32,21 @@ READ_BUFFER = 64 * 1024
 READ_WINDOW = 10 * 1024 * 1024
 WINDOW_ENV = "DUCK_TAPE_READ_WINDOW"
 
+#: The longest JSONL line parsed (issue 22 item 6: memory bounded whatever one line holds).  Parsing a line holds
+#: its bytes and the parsed object at once (about 3x the line at the peak: a 300 MB line took 0.94 GB), so a line
+#: over the cap is read through in 1 MiB pieces, never held whole, and skipped: its number and size go to
+#: ``ReadReport.long_lines`` and the read's warning.  Real lines are far below it (a pasted screenshot is a few MB).
+#: ``DUCK_TAPE_LINE_CAP`` (bytes) sets another.
+LINE_CAP = 16 * 1024 * 1024
+LINE_CAP_ENV = "DUCK_TAPE_LINE_CAP"
+_DRAIN = 1 << 20
+
+
+def line_cap() -> int:
+    """``LINE_CAP`` or ``$DUCK_TAPE_LINE_CAP`` (bytes; a value that is not a positive whole number counts as unset)."""
+    raw = os.environ.get(LINE_CAP_ENV, "").strip().replace("_", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else LINE_CAP
+
 
 def read_window() -> tuple[int, int]:
     """``(head, tail)`` bytes of the JSONL byte window (``READ_WINDOW`` or ``$DUCK_TAPE_READ_WINDOW``; a value
@@ -41,6 +56,15 @@ def read_window() -> tuple[int, int]:
     if total <= 0:
         return 0, 0
     return total // 7, total - total // 7
+
+
+def _drain_line(fh, size: int) -> int:
+    """Read ``fh`` to the end of the current line in ``_DRAIN`` pieces (nothing kept); ``size`` plus the bytes read."""
+    while True:
+        piece = fh.readline(_DRAIN)
+        size += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return size
 
 
 def _skip_middle(fh, tail_start: int) -> tuple[int, int]:
@@ -58,11 +82,10 @@ def _skip_middle(fh, tail_start: int) -> tuple[int, int]:
         pos += len(chunk)
         at_line_start = chunk.endswith(b"\n")
     if pos >= tail_start and not at_line_start:
-        rest = fh.readline()  # the line the tail would start inside: skipped whole
-        if rest:
-            lines += rest.endswith(b"\n")
-            if not rest.endswith(b"\n"):
-                lines += 1  # the file's last line, cut nowhere: it was the only one left
+        # the line the tail would start inside: skipped whole (read through, never held); one line either way,
+        # ending in a newline or the file's last line, cut nowhere
+        if _drain_line(fh, 0):
+            lines += 1
     return lines, fh.tell() - start
 
 
@@ -73,7 +96,8 @@ def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Itera
     is skipped and its number appended to ``report.skipped_lines``.  A line orjson refuses but a tolerant
     parse reads (``repair_line``: invalid UTF-8 bytes replaced by U+FFFD, a byte order mark in front, a number
     beyond the range of a double) is kept; its number goes to ``report.repaired_lines``.
-    Reads in binary, so a single multi-megabyte line costs only that line's memory; at most ``limit`` bytes
+    Reads in binary, so a single multi-megabyte line costs only that line's memory, and a line over ``line_cap()``
+    bytes costs nothing (it is read through and named in ``report.long_lines``); at most ``limit`` bytes
     (the size seen when the read started, ``source.open_transcript``), after a leading BOM.  A file larger than
     the byte window (``read_window``) is read at its start and its end; ``report.window`` names the lines
     left out.
@@ -83,9 +107,19 @@ def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Itera
         size = fh.raw.size
         windowed = head + tail > 0 and size > head + tail
         number = 0
-        for raw in fh:
+        readline = fh.readline
+        limit = line_cap() + 1
+        while True:  # ``for raw in fh`` would hold a line of any length whole
+            raw = readline(limit)
+            if not raw:
+                break
             number += 1
-            record = _record(number, raw, report)
+            if len(raw) == limit and raw[-1] != 10:  # longer than the cap: read through, named, never held
+                del raw
+                report.long_lines.append((number, _drain_line(fh, limit)))
+                record = None
+            else:
+                record = _record(number, raw, report)
             if record is not None:
                 yield number, record
             if windowed and fh.tell() >= head:
