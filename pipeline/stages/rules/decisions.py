@@ -348,8 +348,12 @@ def collect(s: Scan) -> list[Cand]:
             text = s.events[i].text
             if paste.is_template(text):
                 continue  # an expanded command or skill template: the harness's words, no decision of the user's
+            own = " ".join(paste.own_words(text).split())
             for h in phrases.explicit_hits(text, "explicit"):
                 if _foreign(s, text, h.start, h.end, h.focus, h.status, h.what, h.reasoning):
+                    continue
+                if " ".join(text[h.start:h.end].split()) not in own:
+                    s.screened.append((h.status, h.what, "its evidence sits in pasted output, not the user's words"))
                     continue
                 q = quote(text, h.start, h.end, focus=h.focus)
                 out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
@@ -358,6 +362,9 @@ def collect(s: Scan) -> list[Cand]:
             for f in approvals.found_in_prompt(s, i):
                 if _foreign(s, s.events[f.ev].text, f.start, f.end, f.order if f.ev == f.at else None, f.status, f.what,
                             f.reasoning):
+                    continue
+                if f.ev == i and own and " ".join(text[f.start:f.end].split()) not in own:
+                    s.screened.append((f.status, f.what, "its evidence sits in pasted output, not the user's words"))
                     continue
                 out.append(Cand(f.status, f.what, f.reasoning, f.ev, approvals.quote_of(s, f), f.at, f.order, f.origin))
     return out

@@ -703,10 +703,13 @@ def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
     by_kind, extra = _collapse(by_kind, extra, prior)
     by_kind = {k: v if k == "constraint" else [c for c in v if not _superseded(s, c)] for k, v in by_kind.items()}
     extra = [c for c in extra if not _superseded(s, c)]
+    from pipeline.restore.guard import addresses_agent
+
     out = [
         Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, c.kind, prior.get(id(c), PRIOR[c.kind]),
                   restated=kept.restated.get(id(c), 0))
         for k in KIND_ORDER for c in by_kind.get(k, [])
+        if not addresses_agent(c.text)  # an order to "the next agent" is what some text said, never a fact to hand over
     ]
     out.extend(Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, "summary", SUMMARY_PRIOR)
                for c in extra)

@@ -34,7 +34,8 @@ _LOGLINE = lazy_re(
     r"\S+\.\w{1,5}:\d+(?::\d+)?[: ]|"  # path:line(:col)
     r"(?:\w+(?:Error|Exception)|E\d{3,}|error\[?E?\d*\]?):|"
     r"(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*)?\s*[$#%]|[➜❯»]|PS\s+[A-Z]:\\\S*>)\s|"  # a shell prompt (a pasted terminal)
-    r"(?:WARN|INFO|ERRO|DEBU)\[\d+\]"  # logrus levels
+    r"(?:WARN|INFO|ERRO|DEBU)\[\d+\]|"  # logrus levels
+    r"\[[\w .:/#-]{1,30}\]\s|[\w.-]{1,40}\s+\|\s"  # a "[tag] " prefix, a compose "service | " prefix
     r")",
     re.IGNORECASE,
 )
@@ -124,8 +125,17 @@ def own_words(text: str) -> str:
             near = (i > 0 and logs[i - 1]) or (i + 1 < n and logs[i + 1])
             if near or _GLYPH.search(line):
                 continue
+        elif _between_logs(lines, logs, i):
+            continue  # a line inside a pasted log ("DECISION: …" between two of its lines) is the log's
         keep.append(line)
     return "\n".join(keep).strip()
+
+
+def _between_logs(lines: list[str], logs: list[bool], i: int) -> bool:
+    """Whether the nearest non-blank lines before and after line ``i`` are both log-like."""
+    before = next((logs[k] for k in range(i - 1, -1, -1) if lines[k].strip()), False)
+    after = next((logs[k] for k in range(i + 1, len(lines)) if lines[k].strip()), False)
+    return before and after
 
 
 @lru_cache(maxsize=64)
