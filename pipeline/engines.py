@@ -6,7 +6,8 @@ Every command that recovers a state goes through ``build_state`` (``pipeline.rec
   litellm is never imported;
 * engine ``llm`` — the llm engine (``pipeline.stages.llm.engine``) for Approved Workflow, Position, Decision
   Log and Established Facts, each section falling back to the rules engine on its own; Re-derivation is always
-  the rules engine's.  No model configured, litellm missing, or the provider unreachable: the rules engine for
+  the rules engine's.  The model is a litellm model or an agent CLI (``agent:claude-code``…), whichever
+  ``pipeline.llm.seam.model_for`` makes of the model string.  No model configured, litellm missing, or the provider unreachable: the rules engine for
   everything, with one line on stderr, never a crash;
 * engine ``auto`` — ``llm`` when a model is configured, else ``rules`` (silently: that is the default setup).
 
@@ -135,13 +136,18 @@ def _fallback_notes(fallbacks: dict[str, str]) -> list[str]:
 
 
 def _open_cache(config: Config, notes: list[str]):
+    """The response cache: diskcache's when installed, else the SQLite one (``pipeline.llm.sqlcache``)."""
     if not config.cache:
         return None
-    from pipeline.llm.cache import ResponseCache
+    import importlib.util
 
+    if importlib.util.find_spec("diskcache") is not None:
+        from pipeline.llm.cache import ResponseCache as Cache
+    else:  # an install without the litellm extra: the agent CLIs still cache their answers
+        from pipeline.llm.sqlcache import SqliteCache as Cache
     path = config.cache_path()
     try:
-        return ResponseCache(path, size_mb=config.cache_size_mb)
+        return Cache(path, size_mb=config.cache_size_mb)
     except Exception as exc:  # an unusable cache folder must not stop the run
         notes.append(f"duck-tape: llm: cache disabled ({path}: {exc})")
         return None
@@ -153,9 +159,13 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     from pipeline.stages.llm import engine as llm_engine
 
     if llm is None:
-        from pipeline.llm.client import LiteLLMClient
+        from pipeline.llm.seam import model_for
 
-        llm = LiteLLMClient(config)
+        try:
+            llm = model_for(config)
+        except ValueError as exc:  # an agent: model naming no known CLI
+            run.notes.append(f"duck-tape: llm: {exc}; using the rules engine")
+            return
     run.model = llm.name
     run.usage = llm.usage
     cache = _open_cache(config, run.notes)
