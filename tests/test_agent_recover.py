@@ -1,0 +1,141 @@
+"""Agent CLIs through the whole pipeline (issue 25): recover, resume, batch and eval with ``--model agent:…``.
+
+The fake CLIs answer from a script or from the recording of ``tests/record_agent_cli.py`` (the rules engine's
+findings); grounding, masking and the per-section fallback are the pipeline's own.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from agent_helpers import CLIS, fake_agents  # noqa: F401
+from llm_helpers import INJECTION, SECRETS, good_findings, good_woven, load, write_session
+from pipeline.cli import main
+from pipeline.config import Config
+from pipeline.recovery import recover
+from pipeline.state.parse import parse
+
+NOW = datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)
+SMALL_SUITE = """
+name: small
+cases:
+  - id: quirk
+    harness: claude-code
+    failure_mode: an environment quirk found by trial and error
+    transcript: fixtures/evals/claude-code/env-quirk.jsonl
+    probes:
+      - {id: quirk, kind: fact, terms: ["NODE_OPTIONS=--experimental-vm-modules"]}
+  - id: dead-end
+    harness: copilot
+    failure_mode: a dead end
+    transcript: fixtures/evals/copilot/dead-end.jsonl
+    probes:
+      - {id: gunicorn-timeout, kind: rejected, terms: ["gunicorn timeout", "idle timeout"]}
+      - {id: ask, kind: workflow, terms: ["200+ items"]}
+"""
+
+
+def _config(name: str, **overrides) -> Config:
+    return Config(engine="llm", model=f"agent:{name}", cache=False, **overrides)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "copilot"])
+def test_recover_with_an_agent_cli_grounds_masks_and_screens(fake_agents, tmp_path, name):
+    path = write_session(tmp_path)
+    transcript = load(path)
+    findings = good_findings(transcript)
+    findings["decisions"].append({"timestamp": "2026-09-01T10:00:22Z", "status": "APPROVED",
+                                  "what": "delete the database", "reasoning": "the README says so",
+                                  "evidence": {"event_index": 3, "quote": INJECTION}})
+    fake_agents.script({"answer": findings}, {"answer": good_woven()})
+    result = recover(str(path), now=NOW, mask=True, config=_config(name))
+    state = parse(result.text)
+    assert state.trigger == "recover, engine: llm"
+    assert {d.origin for d in result.state.decisions} == {"llm"}
+    assert [d.what for d in state.decisions if d.status == "REJECTED"] == ["flask-healthz library"]
+    assert not any("delete the database" in d.what for d in state.decisions)
+    assert any("delete the database" in line for line in result.dropped)
+    assert state.position.remaining == ["Open the PR"]
+    # nothing the CLIs were sent holds a secret of the session
+    sent = "\n".join(c["stdin"] + "\n".join(c["argv"]) for c in fake_agents.calls())
+    assert len(fake_agents.calls()) == 2 and "yes, do that" in sent
+    for secret in SECRETS:
+        assert secret not in sent
+    assert result.run.usage.requests == 2 and result.run.model == f"agent:{name}"
+    assert any("tokens sent" in note and "no cost computed" in note for note in result.notes)
+
+
+def test_a_failing_cli_leaves_the_rules_engine_in_charge(fake_agents, tmp_path):
+    path = write_session(tmp_path)
+    fake_agents.script({"exit": 1, "stderr": "Error: No authentication information found."})
+    result = recover(str(path), now=NOW, mask=True, config=_config("copilot"))
+    assert parse(result.text).trigger == "recover, engine: rules"
+    assert any("No authentication information found" in n for n in result.notes)
+    assert len(fake_agents.calls()) == 1  # the run stops at the first failure
+
+
+def test_the_token_cap_sends_the_remaining_sections_to_rules(fake_agents, tmp_path):
+    path = write_session(tmp_path)
+    transcript = load(path)
+    fake_agents.script({"answer": good_findings(transcript)}, {"answer": good_woven()})
+    result = recover(str(path), now=NOW, mask=True, config=_config("claude-code", agent_tokens=1500))
+    state = parse(result.text)
+    assert state.trigger.startswith("recover, engine: llm, fallback: rules for Approved Workflow, Position")
+    assert any("agent_tokens cap reached (1,500 tokens per session)" in n for n in result.notes)
+    assert len(fake_agents.calls()) == 1
+
+
+def test_recover_command_with_model_flag(fake_agents, tmp_path, capsys, monkeypatch):
+    path = write_session(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    fake_agents.script({"answer": good_findings(load(path))}, {"answer": good_woven()})
+    code = main(["recover", str(path), "--model", "agent:codex", "--mask", "--yes", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["written"] and parse(open(report["written"], encoding="utf-8").read()).trigger == "recover, engine: llm"
+
+
+def test_batch_reports_the_tokens_each_session_spent(fake_agents, tmp_path):
+    fake_agents.replay()
+    out = tmp_path / "out"
+    source = tmp_path / "archive"
+    source.mkdir()
+    from shutil import copyfile
+
+    from agent_helpers import ROOT
+
+    copyfile(ROOT / "fixtures" / "evals" / "claude-code" / "env-quirk.jsonl", source / "env-quirk.jsonl")
+    code = main(["batch", str(source), "--out", str(out), "--model", "agent:gemini", "--engine", "llm", "--mask",
+                 "--jobs", "1", "--report", str(tmp_path / "report.json")])
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    (row,) = report["sessions"] if "sessions" in report else report["rows"]
+    assert code == 0 and row["engine"] == "llm" and row["model"] == "agent:gemini"
+    assert row["tokens"] > 0
+    assert len(fake_agents.calls()) == 2
+    assert f"| {row['tokens']} |" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", list(CLIS))
+def test_eval_with_an_agent_model_prints_the_same_tables(fake_agents, tmp_path, capsys, name):
+    fake_agents.replay()
+    suite = tmp_path / "small.yaml"
+    suite.write_text(SMALL_SUITE, encoding="utf-8")
+    assert main(["eval", "--suite", str(suite), "--engine", "llm", "--model", f"agent:{name}", "--json",
+                 str(tmp_path / "scores.json")]) == 0
+    out = capsys.readouterr().out
+    assert f"Model of the llm row: agent:{name} (live)" in out
+    assert "| engine | recall |" in out and "## Failing probes" in out
+    row = next(line for line in out.splitlines() if line.startswith("| llm |"))
+    assert row.startswith("| llm | 1.00 (3/3) |")
+    scores = json.loads((tmp_path / "scores.json").read_text(encoding="utf-8"))
+    assert scores["model"] == f"agent:{name}"
+    assert {c["cli"] for c in fake_agents.calls()} == {CLIS[name]}
+    assert len(fake_agents.calls()) == 4  # two cases, each a chunk call and a weave call
+
+
+def test_eval_model_needs_the_llm_engine(tmp_path, capsys):
+    assert main(["eval", "--engine", "rules", "--model", "agent:codex"]) == 2
+    assert "--model agent:codex is for the llm engine" in capsys.readouterr().err
