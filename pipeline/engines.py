@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline.stages import distil as rules_distil
 from pipeline.stages import validate, weave
@@ -187,6 +187,17 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     if isinstance(outcome.aborted, LLMUnavailable) and not outcome.sections:
         run.notes.append(f"duck-tape: llm: {outcome.aborted.reason}; using the rules engine")
         return
+    apply_outcome(run, rules, outcome)
+    usage = llm.usage
+    if usage.requests or usage.cached or usage.failed:
+        run.notes.append(usage.summary(llm.name, run.prompts))
+
+
+def apply_outcome(run: EngineRun, rules: Distillate, outcome) -> None:
+    """Put the sections of ``outcome`` (``pipeline.stages.llm.engine.Outcome``: the llm engine's, or an answer
+    the agent handed over, ``Supplied``) over the rules distillate ``rules``: each section it has is the llm's,
+    each it lacks stays the rules engine's, and ``outcome.fallbacks`` say why (the header's ``fallback: rules
+    for …``)."""
     run.fallbacks = dict(outcome.fallbacks)
     engines = dict(rules.engines)
     update = {}
@@ -196,18 +207,28 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     run.distillate = replace(rules, **update, engines=engines)
     run.notes.extend(outcome.notes)
     run.notes.extend(_fallback_notes(run.fallbacks))
-    usage = llm.usage
-    if usage.requests or usage.cached or usage.failed:
-        run.notes.append(usage.summary(llm.name, run.prompts))
 
 
-def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | None" = None) -> EngineRun:
+#: An answer the model handed over itself (the agent over MCP, ``pipeline.serve.agent_state``): called with the
+#: masked, windowed transcript and the rules distillate, it returns the screened ``Outcome``.
+Supplied = Callable[[Transcript, Distillate], Any]
+
+
+def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | None" = None,
+           supplied: "Supplied | None" = None) -> EngineRun:
     """Distil ``transcript`` with the engine ``config`` chooses (None: the rules engine, reading no environment).
 
-    ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default a ``LiteLLMClient`` for
-    ``config.model``.  Never raises for an llm problem: see the module docstring.
+    ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default ``pipeline.llm.seam.model_for``
+    makes one for ``config.model``.  ``supplied``: the sections come from an answer already given (no call is
+    made, ``config`` is not read).  Never raises for an llm problem: see the module docstring.
     """
     rules = rules_distil.run(transcript)
+    if supplied is not None:
+        run = EngineRun(distillate=rules, requested="llm")
+        outcome = supplied(transcript, rules)
+        run.dropped.extend(outcome.dropped)
+        apply_outcome(run, rules, outcome)
+        return run
     if config is None:
         return EngineRun(distillate=rules)
     run = EngineRun(distillate=rules, requested=config.engine)
@@ -230,11 +251,13 @@ def build_state(
     now: datetime,
     trigger: str | None = None,
     session_id: str | None = None,
+    supplied: "Supplied | None" = None,
 ) -> BuiltState:
     """``Transcript`` -> validated ``AgentState`` with the chosen engine: distil, screen, weave, validate.
 
     ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``); ``session_id`` the header's
-    ``Session-Id`` (default: the transcript's own, ``meta.session_id``).  Raises ValidationFailed
+    ``Session-Id`` (default: the transcript's own, ``meta.session_id``); ``supplied``: sections from an answer
+    already given (``distil``).  Raises ValidationFailed
     (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
     """
     from pipeline.redact.source import mask_transcript
@@ -243,7 +266,7 @@ def build_state(
     # issue 14: the messages past the reading window are taken out first (bounded work on any session); issue 11:
     # then the source is masked, rendered after; every engine, the screening and validate see the masked text
     transcript, source = mask_transcript(windowed(transcript))
-    run = distil(transcript, config, llm=llm)
+    run = distil(transcript, config, llm=llm, supplied=supplied)
     rules_screened = []
     if run.distillate.engines.get("Decision Log") == "rules":
         rules_screened = [f"dropped Decision Log entry {status}: {shown(what)}: {why}"
