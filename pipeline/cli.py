@@ -276,7 +276,7 @@ def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_r
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
-                                    "mcp")
+                                    "mcp", "refine")
 
 
 def _register() -> None:
