@@ -112,8 +112,9 @@ def refine(store: Path, state_name: str, *, transcript: str | None = None, confi
                          path=str(path))
     if config is None:
         from pipeline.config import resolve
+        from pipeline.refine.spawn import project_root
 
-        config, _ = resolve(env=env, root=store.absolute().parent)
+        config, _ = resolve(env=env, root=project_root(store))
     config = replace(config, engine="llm")
     if not config.model:
         done.notes.append("no model configured: set model (e.g. agent:claude-code) to refine")

@@ -37,12 +37,20 @@ def _mentions_refine(path: Path) -> bool:
         return False
 
 
+def project_root(store: Path) -> Path:
+    """The project a store belongs to: the folder holding it when it is a ``.duck-tape`` folder (the hooks pass
+    ``--dir <project>/.duck-tape``), else the working folder (``pipeline.config`` reads the project's config from
+    ``<project>/.duck-tape/config.toml``)."""
+    store = store.absolute()
+    return store.parent if store.name == ".duck-tape" else Path.cwd()
+
+
 def config_files(store: Path, env: Mapping[str, str]) -> list[Path]:
     """The config files that could turn the refinement on (module docstring), whether they exist or not."""
-    root = store.absolute().parent
+    root = project_root(store)
     base = env.get("XDG_CONFIG_HOME")
     home = Path(env.get("HOME") or Path.home())
-    files = [store / "config.toml", root / "pyproject.toml",
+    files = [root / ".duck-tape" / "config.toml", root / "pyproject.toml",
              (Path(base) if base else home / ".config") / "duck-tape" / "config.toml"]
     if env.get("DUCK_TAPE_CONFIG"):
         files.append(Path(env["DUCK_TAPE_CONFIG"]).expanduser())
@@ -62,7 +70,7 @@ def wanted(store: Path, env: Mapping[str, str] | None = None) -> bool:
     try:
         from pipeline.config import resolve
 
-        config, _ = resolve(env=env, root=store.absolute().parent)
+        config, _ = resolve(env=env, root=project_root(store))
     except Exception:  # noqa: BLE001 - a bad config file is status's to report, not the hook's
         return False
     return config.refine and bool(config.model)
@@ -72,7 +80,7 @@ def _configured_model(store: Path, env: Mapping[str, str]) -> str | None:
     try:
         from pipeline.config import resolve
 
-        return resolve(env=env, root=store.absolute().parent)[0].model
+        return resolve(env=env, root=project_root(store))[0].model
     except Exception:  # noqa: BLE001
         return None
 
@@ -95,7 +103,7 @@ def spawn(store: Path, state: Path, transcript: str | None) -> int:
         argv += ["--transcript", transcript]
     with _log(store) as log:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                   cwd=str(store.absolute().parent), start_new_session=True, close_fds=True)
+                                   cwd=str(project_root(store)), start_new_session=True, close_fds=True)
     return process.pid
 
 
