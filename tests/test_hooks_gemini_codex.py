@@ -335,7 +335,7 @@ def test_copilot_resume_line_needs_approval(tmp_path, monkeypatch):
         def isatty(self) -> bool:
             return True
 
-    answers = iter(["yes", "no"])  # the hook yes, the instructions line no
+    answers = iter(["yes", "no", "no", "no"])  # the hook yes; the instructions line, the resume prompt, refining no
     monkeypatch.setattr("sys.stdin", Terminal())
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
     from pipeline.cli import main
@@ -343,6 +343,7 @@ def test_copilot_resume_line_needs_approval(tmp_path, monkeypatch):
     assert main(["init", "--harness", "copilot", "--root", str(tmp_path)]) == 0
     assert (tmp_path / ".github" / "hooks" / "duck-tape.json").is_file()
     assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
+    assert not (tmp_path / ".github" / "skills").exists()
 
 
 def test_copilot_user_install_offers_the_line_in_the_personal_instructions(tmp_path, home):

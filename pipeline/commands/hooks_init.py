@@ -5,7 +5,7 @@ one object instead (shape: docs/json.md, printed by ``pipeline.commands.json_out
 
 ``{"command": "init", "root", "user", "written": [paths], "harnesses": [{"harness", "path", "scope", "restore",
 "changed", "written", "backup", "git_excluded", "evidence"}], "skipped": [{"harness", "reason"}],
-"warnings": [lines]}``; ``scope`` is ``project-local`` | ``project`` | ``user``.  ``warnings`` holds each
+"prompts": [{"harness", "paths", "run_as", "installed": bool}], "warnings": [lines]}``; ``scope`` is ``project-local`` | ``project`` | ``user``.  ``warnings`` holds each
 installer's notes (``InstallPlan.notes``) prefixed with the harness name.
 
 Copilot CLI gets, after its hook, the offer of the ``duck-tape resume`` line in its instructions file
@@ -58,7 +58,7 @@ def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool,
     chosen = setup.choose(harnesses, base)
     interactive = not (yes or dry_run or as_json) and sys.stdin.isatty()
     report = {"command": "init", "root": str(base.resolve()), "user": user, "written": [], "harnesses": [],
-              "skipped": [], "warnings": warnings}
+              "skipped": [], "prompts": [], "warnings": warnings}
     plans = []
     for choice in chosen:
         if choice.skip:
@@ -202,9 +202,8 @@ def _resume_prompt(name: str, root: Path, report: dict, *, user: bool, yes: bool
                      present=f"{plans[0].path}: {run_as} is installed already.",
                      hint=f"run init again with --yes to add {run_as}", yes=yes, dry_run=dry_run,
                      interactive=interactive, as_json=as_json)
-    if written:
-        line = (f"{name}: {run_as} lets the agent recover the state itself; it needs the duck-tape MCP server in "
-                "that harness (`duck-tape mcp`, see the README)")
-        report["warnings"].append(line)
-        if not as_json:
-            click.echo(f"note: {line}", err=True)
+    report.setdefault("prompts", []).append({"harness": name, "paths": [str(p.path) for p in plans],
+                                             "run_as": run_as, "installed": written})
+    if written and not as_json:
+        click.echo(f"{name}: {run_as} lets the agent recover the state itself (it needs the duck-tape MCP server in "
+                   "that harness: `duck-tape mcp`, see the README).")
