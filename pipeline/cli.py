@@ -142,6 +142,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        from pipeline.llm import ledger
+
+        ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
         resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
         _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
         _out(str(written))
@@ -228,6 +231,9 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         elif not dry_run:
             _confirm_write(str(target), yes=yes)
             written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+            from pipeline.llm import ledger
+
+            ledger.record_run(directory, "resume", result.run, written)
             _out(f"Wrote {written}")
     context_lines = None
     if context_path.is_file():

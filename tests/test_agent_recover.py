@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -96,6 +97,11 @@ def test_recover_command_with_model_flag(fake_agents, tmp_path, capsys, monkeypa
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     assert report["written"] and parse(open(report["written"], encoding="utf-8").read()).trigger == "recover, engine: llm"
+    from pipeline.llm import ledger
+
+    (line,) = ledger.read(tmp_path / ".duck-tape")  # what status sums
+    assert (line["action"], line["model"], line["outcome"]) == ("recover", "agent:codex", "written")
+    assert line["tokens"] > 0 and line["file"] == Path(report["written"]).name
 
 
 def test_batch_reports_the_tokens_each_session_spent(fake_agents, tmp_path):

@@ -83,3 +83,15 @@ def summary(store: str | os.PathLike[str]) -> dict[str, Any] | None:
     refines = [line for line in lines if line.get("action") == "refine"]
     return {"runs": len(lines), "tokens": sum(by_action.values()), "since": lines[0].get("time"),
             "by_action": by_action, "last": lines[-1], "last_refine": refines[-1] if refines else None}
+
+
+def record_run(store: str | os.PathLike[str], action: str, run: Any, written: str | os.PathLike[str] | None) -> None:
+    """Record a recovery that wrote ``written`` with the engine run ``run`` (``pipeline.engines.EngineRun``) when
+    it called a model; nothing for the rules engine.  Never raises."""
+    usage = getattr(run, "usage", None)
+    if usage is None or not (usage.requests or usage.failed):
+        return
+    state = Path(written).name if written else None
+    record(store, entry(action, getattr(run, "model", None), usage,
+                        outcome="written" if getattr(run, "engine", "rules") == "llm" else "fell back", file=state,
+                        note=None if getattr(run, "engine", "rules") == "llm" else "every section is the rules engine's"))
