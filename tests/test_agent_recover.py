@@ -14,22 +14,14 @@ import pytest
 
 from agent_helpers import CLIS, fake_agents  # noqa: F401
 from llm_helpers import INJECTION, SECRETS, good_findings, good_woven, load, write_session
+from test_llm_eval import SUITE
 from pipeline.cli import main
 from pipeline.config import Config
 from pipeline.recovery import recover
 from pipeline.state.parse import parse
 
 NOW = datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)
-SMALL_SUITE = """
-name: small
-cases:
-  - id: quirk
-    harness: claude-code
-    failure_mode: an environment quirk found by trial and error
-    transcript: fixtures/evals/claude-code/env-quirk.jsonl
-    probes:
-      - {id: quirk, kind: fact, terms: ["NODE_OPTIONS=--experimental-vm-modules"]}
-  - id: dead-end
+SMALL_SUITE = SUITE + """  - id: dead-end
     harness: copilot
     failure_mode: a dead end
     transcript: fixtures/evals/copilot/dead-end.jsonl

@@ -104,7 +104,8 @@ def test_wanted_reads_no_config_unless_a_file_mentions_refine(tmp_path, monkeypa
 
     monkeypatch.setattr(config_mod, "resolve", lambda *a, **k: calls.append(1) or (None, {}))
     (store / "config.toml").write_text('[llm]\nmodel = "agent:codex"\n')
-    assert spawn.wanted(store, env) is False and calls == []  # no "refine" in any file: nothing parsed
+    (store.parent / "pyproject.toml").write_text('[tool.setuptools]\npackages = ["app", "app.refine"]\n')
+    assert spawn.wanted(store, env) is False and calls == []  # no file sets refine: nothing parsed
     monkeypatch.undo()
     (store / "config.toml").write_text('[llm]\nmodel = "agent:codex"\nrefine = true\n')
     assert spawn.wanted(store, env) is True

@@ -60,15 +60,9 @@ def read(store: str | os.PathLike[str]) -> list[dict[str, Any]]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    out = []
-    for line in text.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+    from pipeline.llm.agents.base import json_lines
+
+    return json_lines(text)
 
 
 def summary(store: str | os.PathLike[str]) -> dict[str, Any] | None:

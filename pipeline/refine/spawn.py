@@ -3,8 +3,8 @@
 ``after_checkpoint(store, state, transcript)`` is called by the checkpoint hook once it wrote its auto state file:
 
 1. ``wanted``: off inside a nested agent run (``DUCK_TAPE_NESTED``); ``DUCK_TAPE_REFINE`` decides when set; else the
-   config decides (``refine`` and a ``model``), but the config files are parsed only when one of them mentions
-   ``refine`` at all (the project's ``.duck-tape/config.toml`` and ``pyproject.toml``, the user's config file,
+   config decides (``refine`` and a ``model``), but the config files are parsed only when one of them has a line
+   setting ``refine`` (the project's ``.duck-tape/config.toml`` and ``pyproject.toml``, the user's config file,
    ``$DUCK_TAPE_CONFIG``; the shipped defaults say ``refine = false``): a checkpoint with refinement off costs a few
    ``stat`` calls, no TOML parsing;
 2. ``spawn``: ``python -m pipeline refine --dir <store> --state <file> --transcript <path>`` in a new session
@@ -30,11 +30,16 @@ _TRUE = ("1", "true", "yes", "on")
 
 
 def _mentions_refine(path: Path) -> bool:
+    """True when the file at ``path`` has a line setting ``refine`` (a key, not the word anywhere: a
+    ``pyproject.toml`` may name a ``refine`` package)."""
+    import re
+
     try:
         with open(path, "rb") as handle:
-            return b"refine" in handle.read(1024 * 1024)
+            data = handle.read(1024 * 1024)
     except OSError:
         return False
+    return b"refine" in data and re.search(rb"(?m)^[ \t]*refine[ \t]*=", data) is not None
 
 
 def project_root(store: Path) -> Path:

@@ -84,6 +84,26 @@ class Adapter(Protocol):
         ...
 
 
+class CliAdapter:
+    """What the adapters share: ``name`` (the ``agent:`` name), ``executable``, ``schema_flag``, and the CLI's
+    ``--model`` flag for a model named in the model string (``with_model``)."""
+
+    name = ""
+    executable = ""
+    schema_flag = False
+
+    @staticmethod
+    def with_model(argv: list[str], request: Request) -> list[str]:
+        """``argv`` with ``--model <name>`` when ``request`` names the CLI's model."""
+        return [*argv, "--model", request.model] if request.model else argv
+
+    @staticmethod
+    def events(stdout: str) -> tuple[Reply, list[dict[str, Any]]]:
+        """A new ``Reply`` and the JSONL events of ``stdout``; the reply says so when there are none."""
+        events = json_lines(stdout)
+        return Reply(error=None if events else "no JSON events on stdout"), events
+
+
 def json_lines(stdout: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL ``stdout``, in order; lines that are not JSON objects are skipped."""
     out = []

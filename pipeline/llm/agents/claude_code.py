@@ -31,18 +31,16 @@ from __future__ import annotations
 
 import json
 
-from pipeline.llm.agents.base import Reply, Request, add, json_document, number
+from pipeline.llm.agents.base import CliAdapter, Reply, Request, add, json_document, number
 
-NAME = "claude-code"
-EXECUTABLE = "claude"
 NO_HOOKS = json.dumps({"disableAllHooks": True}, separators=(",", ":"))
 
 
-class ClaudeCode:
+class ClaudeCode(CliAdapter):
     """The ``claude -p`` adapter (``pipeline.llm.agents.base.Adapter``)."""
 
-    name = NAME
-    executable = EXECUTABLE
+    name = "claude-code"
+    executable = "claude"
     schema_flag = True
 
     def command(self, request: Request) -> tuple[list[str], str]:
@@ -50,9 +48,7 @@ class ClaudeCode:
                 "--json-schema", json.dumps(request.schema, separators=(",", ":"), ensure_ascii=False),
                 "--system-prompt", request.system,
                 "--no-session-persistence", "--strict-mcp-config", "--settings", NO_HOOKS]
-        if request.model:
-            argv += ["--model", request.model]
-        return argv, request.user.strip() + "\n"
+        return self.with_model(argv, request), request.user.strip() + "\n"
 
     def parse(self, stdout: str) -> Reply:
         doc = json_document(stdout)

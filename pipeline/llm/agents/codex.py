@@ -25,19 +25,17 @@ from __future__ import annotations
 
 import json
 
-from pipeline.llm.agents.base import Reply, Request, add, json_lines, number
+from pipeline.llm.agents.base import CliAdapter, Reply, Request, add, number
 from pipeline.llm.agents.schema import strict
 
-NAME = "codex"
-EXECUTABLE = "codex"
 SCHEMA_FILE = "answer.schema.json"
 
 
-class Codex:
+class Codex(CliAdapter):
     """The ``codex exec`` adapter (``pipeline.llm.agents.base.Adapter``)."""
 
-    name = NAME
-    executable = EXECUTABLE
+    name = "codex"
+    executable = "codex"
     schema_flag = True
 
     def command(self, request: Request) -> tuple[list[str], str]:
@@ -45,17 +43,10 @@ class Codex:
         schema_path.write_text(json.dumps(strict(request.schema), ensure_ascii=False), encoding="utf-8")
         argv = ["exec", "--json", "--output-schema", str(schema_path), "--ephemeral", "--skip-git-repo-check",
                 "--sandbox", "read-only", "-c", "features.hooks=false", "--color", "never"]
-        if request.model:
-            argv += ["--model", request.model]
-        argv.append("-")
-        return argv, request.prompt(with_schema=False)
+        return [*self.with_model(argv, request), "-"], request.prompt(with_schema=False)
 
     def parse(self, stdout: str) -> Reply:
-        reply = Reply()
-        events = json_lines(stdout)
-        if not events:
-            reply.error = "no JSON events on stdout"
-            return reply
+        reply, events = self.events(stdout)
         for event in events:
             kind = event.get("type")
             if kind == "thread.started" and isinstance(event.get("thread_id"), str):

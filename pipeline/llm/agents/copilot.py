@@ -24,32 +24,22 @@ and it runs in duck-tape's own folder, so its session belongs to that folder, no
 
 from __future__ import annotations
 
-from pipeline.llm.agents.base import Reply, Request, add, json_lines, number
-
-NAME = "copilot"
-EXECUTABLE = "copilot"
+from pipeline.llm.agents.base import CliAdapter, Reply, Request, add, number
 
 
-class Copilot:
+class Copilot(CliAdapter):
     """The piped ``copilot`` adapter (``pipeline.llm.agents.base.Adapter``)."""
 
-    name = NAME
-    executable = EXECUTABLE
-    schema_flag = False
+    name = "copilot"
+    executable = "copilot"
 
     def command(self, request: Request) -> tuple[list[str], str]:
         argv = ["--output-format", "json", "--no-custom-instructions", "--no-ask-user", "--disable-builtin-mcps",
                 "-C", str(request.workdir)]
-        if request.model:
-            argv += ["--model", request.model]
-        return argv, request.prompt(with_schema=True)
+        return self.with_model(argv, request), request.prompt(with_schema=True)
 
     def parse(self, stdout: str) -> Reply:
-        reply = Reply()
-        events = json_lines(stdout)
-        if not events:
-            reply.error = "no JSON events on stdout"
-            return reply
+        reply, events = self.events(stdout)
         usage_events: tuple[int | None, int | None] = (None, None)
         shutdown: tuple[int | None, int | None] = (None, None)
         for event in events:

@@ -20,24 +20,18 @@ so its session is listed under that folder, never under the user's project.
 
 from __future__ import annotations
 
-from pipeline.llm.agents.base import INSTRUCTION, Reply, Request, add, json_document, number
-
-NAME = "gemini"
-EXECUTABLE = "gemini"
+from pipeline.llm.agents.base import INSTRUCTION, CliAdapter, Reply, Request, add, json_document, number
 
 
-class Gemini:
+class Gemini(CliAdapter):
     """The ``gemini -p`` adapter (``pipeline.llm.agents.base.Adapter``)."""
 
-    name = NAME
-    executable = EXECUTABLE
-    schema_flag = False
+    name = "gemini"
+    executable = "gemini"
 
     def command(self, request: Request) -> tuple[list[str], str]:
         argv = ["-p", INSTRUCTION, "--output-format", "json"]
-        if request.model:
-            argv += ["--model", request.model]
-        return argv, request.prompt(with_schema=True)
+        return self.with_model(argv, request), request.prompt(with_schema=True)
 
     def parse(self, stdout: str) -> Reply:
         doc = json_document(stdout)

@@ -22,31 +22,21 @@ with the user's project.
 
 from __future__ import annotations
 
-from pipeline.llm.agents.base import Reply, Request, add, json_lines, number
-
-NAME = "opencode"
-EXECUTABLE = "opencode"
+from pipeline.llm.agents.base import CliAdapter, Reply, Request, add, number
 
 
-class OpenCode:
+class OpenCode(CliAdapter):
     """The ``opencode run`` adapter (``pipeline.llm.agents.base.Adapter``)."""
 
-    name = NAME
-    executable = EXECUTABLE
-    schema_flag = False
+    name = "opencode"
+    executable = "opencode"
 
     def command(self, request: Request) -> tuple[list[str], str]:
         argv = ["run", "--format", "json", "--dir", str(request.workdir)]
-        if request.model:
-            argv += ["--model", request.model]
-        return argv, request.prompt(with_schema=True)
+        return self.with_model(argv, request), request.prompt(with_schema=True)
 
     def parse(self, stdout: str) -> Reply:
-        reply = Reply()
-        events = json_lines(stdout)
-        if not events:
-            reply.error = "no JSON events on stdout"
-            return reply
+        reply, events = self.events(stdout)
         for event in events:
             kind = event.get("type")
             part = event.get("part") if isinstance(event.get("part"), dict) else {}
