@@ -137,3 +137,51 @@ def test_eval_with_an_agent_model_prints_the_same_tables(fake_agents, tmp_path, 
 def test_eval_model_needs_the_llm_engine(tmp_path, capsys):
     assert main(["eval", "--engine", "rules", "--model", "agent:codex"]) == 2
     assert "--model agent:codex is for the llm engine" in capsys.readouterr().err
+
+
+BLOCKED = ("litellm", "instructor", "tiktoken", "diskcache", "tenacity")
+WITHOUT_EXTRA = """
+import sys
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {blocked!r}:
+            raise ImportError(f"{{name}} is not installed (the llm extra is left out)")
+        return None
+
+sys.meta_path.insert(0, Block())
+import importlib.util
+_find = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] in {blocked!r} else _find(name, *a)
+from pipeline.cli import main
+code = main(sys.argv[1:])
+print(sorted(m for m in sys.modules if m.split(".")[0] in {blocked!r}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_agent_clis_work_without_the_llm_extra(fake_agents, tmp_path):
+    """The default install (issue 24 moves litellm, instructor, tiktoken, diskcache and tenacity into an extra):
+    recover with an agent CLI, its answer cached in SQLite, and nothing of the extra imported."""
+    import os
+    import subprocess
+    import sys
+
+    from agent_helpers import ROOT
+
+    path = write_session(tmp_path)
+    fake_agents.script({"answer": good_findings(load(path))}, {"answer": good_woven()})
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = ["recover", str(path), "--model", "agent:opencode", "--engine", "llm", "--dir", str(tmp_path / "s"),
+            "--yes", "--mask"]
+    done = subprocess.run([sys.executable, "-c", WITHOUT_EXTRA.format(blocked=BLOCKED), *args], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    (written,) = (tmp_path / "s").glob("*-recovered.state.md")
+    assert parse(written.read_text(encoding="utf-8")).trigger == "recover, engine: llm"
+    assert (fake_agents.cache / "duck-tape" / "llm" / "responses.sqlite3").is_file()  # the SQLite cache
+    again = subprocess.run([sys.executable, "-c", WITHOUT_EXTRA.format(blocked=BLOCKED), *args[:-2], "--dry-run"],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert again.returncode == 0 and "2 cached" in again.stderr  # no scripted answer left: both from the cache
+    assert len(fake_agents.calls()) == 2
