@@ -139,6 +139,24 @@ def test_an_error_the_cli_reports_is_a_failed_call(fake_agents, name):
     assert raised.value.abort_run and model.usage.failed == 1 and model.usage.requests == 0
 
 
+@pytest.mark.parametrize("name", ["claude-code", "codex", "gemini", "opencode"])
+def test_an_error_reported_with_exit_0_is_still_a_failed_call(fake_agents, name):
+    fake_agents.script({"error": "rate limited: try again in 5 hours", "code": 0})
+    with pytest.raises(LLMCallFailed, match="exited with 0: .*rate limited"):
+        agent(name).complete(MESSAGES, Port)
+    assert len(fake_agents.calls()) == 1  # not asked again: an error is no answer to re-ask
+
+
+def test_a_copilot_session_error_next_to_an_answer_is_not_fatal(fake_agents):
+    """Real Copilot sessions log ``session.error`` events (an MCP server failing) and answer all the same."""
+    from pipeline.llm.agents.copilot import ADAPTER
+
+    stdout = ('{"type":"session.error","data":{"errorType":"mcp","message":"github-mcp-server: connect failed"}}\n'
+              '{"type":"assistant.message","data":{"content":"{\\"port\\": 8081}","toolRequests":[]}}\n')
+    reply = ADAPTER.parse(stdout)
+    assert (reply.text, reply.failed, reply.error) == ('{"port": 8081}', False, "github-mcp-server: connect failed")
+
+
 def test_a_crash_without_output_names_stderr(fake_agents):
     fake_agents.script({"exit": 2, "stderr": "error: unexpected argument '--ephemeral' found"})
     with pytest.raises(LLMCallFailed, match="exited with 2: error: unexpected argument '--ephemeral'"):

@@ -56,14 +56,16 @@ def schema_note(schema: dict[str, Any]) -> str:
 class Reply:
     """What one run printed, parsed: ``data`` (the structured answer, when the CLI returned one as JSON), ``text``
     (the model's final message, which should hold the JSON answer), ``sent``/``received`` (tokens the CLI reports;
-    None when it reports none), ``error`` (the CLI's own error message, None when it reports none), ``session``
-    (the nested run's session id, when printed) and ``notes`` (anything odd in the output)."""
+    None when it reports none), ``error`` (the CLI's own error message, None when it reports none), ``failed``
+    (the CLI says the run failed: whatever text came with it is not an answer), ``session`` (the nested run's
+    session id, when printed) and ``notes`` (anything odd in the output)."""
 
     data: dict[str, Any] | None = None
     text: str | None = None
     sent: int | None = None
     received: int | None = None
     error: str | None = None
+    failed: bool = False
     session: str | None = None
     notes: list[str] = field(default_factory=list)
 

@@ -68,6 +68,7 @@ class ClaudeCode(CliAdapter):
             reply.text = result
         if doc.get("is_error") or str(doc.get("subtype") or "success") != "success":
             reply.error = f"{doc.get('subtype') or 'error'}: {(result or '').strip()[:300]}".rstrip(": ")
+            reply.failed = True
         return reply
 
 

@@ -166,7 +166,7 @@ class AgentCLI:
         estimated = reply.sent is None
         sent = reply.sent if reply.sent is not None else count(f"{system}\n\n{user}")
         received = reply.received if reply.received is not None else count(reply.text or str(reply.data or ""))
-        if done.returncode != 0 or not answered:
+        if done.returncode != 0 or not answered or reply.failed:
             self.usage.failed += 1
             self.usage.sent += sent
             self.usage.received += received

@@ -62,7 +62,7 @@ class Codex(CliAdapter):
             elif kind in ("turn.failed", "error"):
                 error = event.get("error")
                 message = error.get("message") if isinstance(error, dict) else event.get("message")
-                reply.error = str(message or kind)[:300]
+                reply.error, reply.failed = str(message or kind)[:300], True
         return reply
 
 

@@ -60,7 +60,7 @@ class Copilot(CliAdapter):
                     usage = model.get("usage") if isinstance(model, dict) and isinstance(model.get("usage"), dict) else {}
                     shutdown = (add(shutdown[0], number(usage.get("inputTokens"))),
                                 add(shutdown[1], number(usage.get("outputTokens"))))
-            elif kind == "session.error":
+            elif kind == "session.error":  # not fatal by itself: real sessions log MCP errors and go on
                 reply.error = str(data.get("message") or data.get("errorType") or "error")[:300]
         reply.sent, reply.received = shutdown if shutdown != (None, None) else usage_events
         return reply

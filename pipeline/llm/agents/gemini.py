@@ -53,6 +53,7 @@ class Gemini(CliAdapter):
         error = doc.get("error")
         if isinstance(error, dict):
             reply.error = f"{error.get('type') or 'error'}: {error.get('message') or ''}".strip(": ")[:300]
+            reply.failed = True
         return reply
 
 

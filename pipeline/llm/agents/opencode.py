@@ -53,7 +53,7 @@ class OpenCode(CliAdapter):
             elif kind == "error":
                 error = event.get("error") if isinstance(event.get("error"), dict) else {}
                 data = error.get("data") if isinstance(error.get("data"), dict) else {}
-                reply.error = str(data.get("message") or error.get("name") or "error")[:300]
+                reply.error, reply.failed = str(data.get("message") or error.get("name") or "error")[:300], True
         return reply
 
 
