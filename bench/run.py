@@ -11,6 +11,9 @@ In one run, each part also runnable alone:
   other 5 MB shapes (<= 3x the ordinary one); the batch over 1,000 transcripts and its cached rerun.
 * ``bench/restore_bench.py`` (issue 7): restore after a compaction (< 0.15 s).
 * ``bench/nudge_bench.py`` (issue 17): the after-each-turn nudge on 50 MB (< 0.1 s).
+
+Not run here: ``bench/install_size.py`` (issue 24), the installed size of the default install and the ``[llm]``
+extra, which installs from the package index.
 """
 
 from __future__ import annotations

@@ -44,10 +44,22 @@ _SECTIONS = {
 _HARNESSES = ("claude-code", "copilot", "opencode", "codex", "gemini")
 
 
+CORPUS_SHAPE = "a corpus probes file: a JSON object {transcript path: [probe objects]}"
+
+
 def default_path() -> Path:
-    """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``../shared/corpus``."""
+    """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``shared/corpus`` beside a source
+    checkout.  An installed copy has no checkout beside it (``ROOT`` is site-packages): InputError (exit 2) saying
+    that ``--suite real`` needs ``DUCK_TAPE_CORPUS`` (issue 24, item 4: it looked under ``lib/python3.11/shared``)."""
+    from pipeline.errors import InputError
+
     folder = os.environ.get("DUCK_TAPE_CORPUS")
-    return (Path(folder) if folder else ROOT.parent / "shared" / "corpus") / "probes.json"
+    if folder:
+        return Path(folder) / "probes.json"
+    if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
+        return ROOT.parent / "shared" / "corpus" / "probes.json"
+    raise InputError("--suite real needs the real-session corpus: set DUCK_TAPE_CORPUS to the folder holding its "
+                     "probes.json (this installed duck-tape has no source checkout beside it)")
 
 
 def is_corpus_file(path: str | Path) -> bool:
@@ -87,26 +99,41 @@ def _probe(raw: dict, where: str) -> Probe:
     return Probe(kind=kind, terms=raw["all"], status=raw.get("status"), **common)
 
 
+def _shape_problem(raw: object) -> str | None:
+    """What keeps the parsed JSON ``raw`` from being a probes file, or None (issue 24, item 4: ``--suite
+    package.json`` crashed with AttributeError on its string values)."""
+    if not isinstance(raw, dict):
+        return f"a JSON {type(raw).__name__}"
+    if not raw:
+        return "an empty object"
+    for name, probes in raw.items():
+        if not isinstance(probes, list) or not all(isinstance(p, dict) for p in probes):
+            return f"{name!r} holds a {type(probes).__name__}, not a list of probe objects"
+    return None
+
+
 def load(path: str | Path | None = None) -> Suite:
     """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``real``.
 
     Transcript paths are the keys of the file, relative to its folder.  Raises ``pipeline.errors.InputError``
-    (exit 2) naming the file for a missing or unreadable file, bad JSON or a probe of an unknown shape.
+    (exit 2) naming the file for a missing, unreadable or binary file, bad JSON, JSON of another shape or a probe
+    of an unknown shape; with ``path`` None also when there is no corpus to find (``default_path``).
     """
     from pydantic import ValidationError
 
     from pipeline.errors import InputError
 
+    from evals.suite import read_text
+
     p = Path(path) if path is not None else default_path()
+    hint = "" if path is not None else " (set DUCK_TAPE_CORPUS to the folder holding the corpus's probes.json)"
     try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        hint = "" if path is not None else " (set DUCK_TAPE_CORPUS to the folder holding the corpus's probes.json)"
-        raise InputError(f"cannot read the real-session probes: {exc.strerror or exc}{hint}", path=str(p)) from exc
+        raw = json.loads(read_text(p, CORPUS_SHAPE + hint))
     except json.JSONDecodeError as exc:
-        raise InputError(f"bad JSON: {exc.msg}", path=str(p), line=exc.lineno) from exc
-    if not isinstance(raw, dict) or not raw:
-        raise InputError("expected an object {transcript path: [probes]}", path=str(p))
+        raise InputError(f"bad JSON: {exc.msg}; expected {CORPUS_SHAPE}", path=str(p), line=exc.lineno) from exc
+    problem = _shape_problem(raw)
+    if problem:
+        raise InputError(f"{problem}: expected {CORPUS_SHAPE} (a suite is a .yaml file)", path=str(p))
     folder = p.resolve().parent
     cases = []
     try:

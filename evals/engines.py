@@ -81,7 +81,11 @@ def run_summary(path: str, now: datetime) -> EngineOutput:
 
 def _llm_available() -> str | None:
     from evals.llm_replay import availability
+    from pipeline.extras import install_line, missing
 
+    absent = missing()
+    if absent:
+        return f"its optional packages are not installed ({', '.join(absent)}): {install_line()}"
     return availability()
 
 

@@ -88,7 +88,7 @@ def scrub_response(response):
 
 
 def vcr(record_mode: str = "none"):
-    """A ``vcr.VCR`` for eval cassettes (needs the ``dev`` extra: vcrpy)."""
+    """A ``vcr.VCR`` for eval cassettes (needs vcrpy: the ``llm`` extra)."""
     import vcr as vcrpy
 
     return vcrpy.VCR(
@@ -125,7 +125,10 @@ def availability(model: str | None = None) -> str | None:
     try:
         import vcr  # noqa: F401
     except ImportError:
-        return "no model configured (DUCK_TAPE_MODEL) and vcrpy (dev extra) is not installed to replay cassettes"
+        from pipeline.extras import install_line
+
+        return ("no model configured (DUCK_TAPE_MODEL) and vcrpy is not installed to replay cassettes: "
+                f"{install_line()}")
     if not any(CASSETTE_DIR.glob("*.yaml")):
         return f"no model configured (DUCK_TAPE_MODEL) and no cassettes in {CASSETTE_DIR.relative_to(ROOT)}"
     return None

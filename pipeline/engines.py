@@ -209,6 +209,13 @@ def apply_outcome(run: EngineRun, rules: Distillate, outcome) -> None:
     run.notes.extend(_fallback_notes(run.fallbacks))
 
 
+def _is_agent(model: str | None) -> bool:
+    """True for an agent CLI model string (``agent:…``): the default install runs it (``pipeline.llm.agents``)."""
+    from pipeline.llm.agents import is_agent
+
+    return is_agent(model)
+
+
 #: An answer the model handed over itself (the agent over MCP, ``pipeline.serve.agent_state``): called with the
 #: masked, windowed transcript and the rules distillate, it returns the screened ``Outcome``.
 Supplied = Callable[[Transcript, Distillate], Any]
@@ -220,8 +227,15 @@ def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | 
 
     ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default ``pipeline.llm.seam.model_for``
     makes one for ``config.model``.  ``supplied``: the sections come from an answer already given (no call is
-    made, ``config`` is not read).  Never raises for an llm problem: see the module docstring.
+    made, ``config`` is not read).  Never raises for an llm problem (see the module docstring), except
+    ``MissingExtra`` (exit 2) when the llm engine would run with a litellm model and its optional packages are not
+    installed (``pipeline.extras``); an agent CLI (``agent:…``) needs none of them.
     """
+    if config is not None and config.effective_engine() == "llm" and (llm is not None or config.model) \
+            and supplied is None and not _is_agent(config.model if llm is None else llm.name):
+        from pipeline.extras import require_llm
+
+        require_llm(f"--engine llm (model {config.model})" if config.model else "the llm engine")
     rules = rules_distil.run(transcript)
     if supplied is not None:
         run = EngineRun(distillate=rules, requested="llm")

@@ -159,19 +159,92 @@ def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 
     return [line for _, _, line in ranked[:limit]]
 
 
-def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str) -> str:
-    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions.  ``marker`` None:
-    there was no compaction marker (``Compaction: none recorded``)."""
+REPORT_BUDGET = 3000
+"""Bytes (UTF-8) the step-7 report may take: an agent reads it into its context; the state file holds the rest."""
+
+ITEM_CHARS = 200
+"""Characters of one listed item in the report (longer ones end with "…")."""
+
+
+def _clip(text: str, limit: int = ITEM_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+@dataclass(slots=True)
+class _Part:
+    """One list of the report: its ``title`` line, ``items`` in the order shown, ``total`` entries in the state,
+    and ``rank``: over budget, the list with the most items less its rank loses one (so lower ranks shrink first)."""
+
+    title: str
+    items: list[str]
+    total: int
+    rank: int
+    newest_last: bool = False  # the items are the newest of the state's, oldest first (Done)
+
+    def lines(self) -> list[str]:
+        left = self.total - len(self.items)
+        more = [f"  (+{left} {'earlier' if self.newest_last else 'more'} in the state file)"] if left > 0 else []
+        if not self.items:
+            return [self.title, *(more or ["  None"])]
+        return [self.title, *more, *self.items] if self.newest_last else [self.title, *self.items, *more]
+
+    def drop_one(self) -> None:
+        """Leave out the least useful item: the oldest of a newest-last list, else the last one."""
+        self.items.pop(0 if self.newest_last else -1)
+
+
+def _decision_lines(state: AgentState, limit: int) -> list[str]:
+    """The newest ``limit`` Decision Log entries, newest first: ``STATUS: what - reasoning``."""
+    picked = state.decisions[-limit:][::-1]
+    return [f"  {_clip(f'{d.status}: {d.what}' + (f' - {d.reasoning}' if d.reasoning else ''))}" for d in picked]
+
+
+def _fact_lines(state: AgentState, limit: int) -> list[str]:
+    """The first ``limit`` Established Facts in the state file's order (the engines write the user's constraints
+    first, the order a state read back from its file keeps)."""
+    return [f"  - {_clip(f.text)}" for f in state.facts[:limit]]
+
+
+def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str, *,
+           state_path: str | None = None, budget: int = REPORT_BUDGET) -> str:
+    """Step 7, for the agent that runs ``resume``: compaction time, where the full state file is, Current, what
+    remains, the last steps done, the newest decisions (REJECTED ones included: what not to retry), the first
+    facts (the user's constraints lead), and the CONTEXT.md decisions relevant to the work (``relevant_decisions``).
+
+    At most ``budget`` bytes (issue 24, item 3: the state file plus a summary repeating it was 8.6–9.4 KB): each
+    item is clipped to ``ITEM_CHARS`` and the longest lists are shortened, done steps and facts sooner than
+    decisions and remaining work, each saying how many more entries the state file holds.  ``marker`` None: there was no compaction marker (``Compaction: none
+    recorded``); ``state_path``: the file the report is made from (None: not written anywhere).
+    """
     pos = state.position
     when = marker.time if marker is not None else "none recorded (no compaction marker)"
-    out = [f"Compaction: {when}", f"Current: {pos.current or 'None'}", "Done:"]
-    out += [f"  - {item}" for item in pos.done] or ["  None"]
-    out.append("Remaining:")
-    out += [f"  - {item}" for item in pos.remaining] or ["  None"]
+    head = [f"Compaction: {when}"]
+    if state_path:
+        head.append(f"Full state: {state_path}")
+    head.append(f"Current: {_clip(pos.current or 'None', 2 * ITEM_CHARS)}")
+    parts = [
+        _Part("Remaining:", [f"  - {_clip(i)}" for i in pos.remaining[:8]], len(pos.remaining), rank=3),
+        _Part("Done:", [f"  - {_clip(i)}" for i in pos.done[-3:]], len(pos.done), rank=0, newest_last=True),
+        _Part("Decisions (newest first):", _decision_lines(state, 6), len(state.decisions), rank=2),
+        _Part("Facts:", _fact_lines(state, 6), len(state.facts), rank=1),
+    ]
     if context_lines is None:
-        out.append(f"CONTEXT.md: not found at {context_path}")
+        tail = [f"CONTEXT.md: not found at {context_path}"]
     else:
-        picked = relevant_decisions(state, context_lines)
-        out.append(f"Relevant decisions from {context_path}:")
-        out += [f"  {line}" for line in picked] or ["  None"]
-    return "\n".join(out)
+        picked = relevant_decisions(state, context_lines, limit=5)
+        parts.append(_Part(f"Relevant decisions from {context_path}:", [f"  {_clip(line)}" for line in picked],
+                           len(picked), rank=1))
+        tail = []
+
+    def render() -> str:
+        return "\n".join(head + [line for part in parts for line in part.lines()] + tail)
+
+    text = render()
+    while len(text.encode("utf-8")) > budget:
+        shrinkable = [p for p in parts if p.items]
+        if not shrinkable:
+            break
+        max(shrinkable, key=lambda p: (len(p.items) - p.rank, -p.rank)).drop_one()  # the longest, weighed by rank
+        text = render()
+    return text

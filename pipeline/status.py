@@ -130,6 +130,22 @@ def hooks(root: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
     return found
 
 
+def _doubled(found: list[dict[str, Any]]) -> list[str]:
+    """One warning per harness whose duck-tape hooks sit in more than one settings file (per project and per user,
+    or two project files): the harness runs each copy, so a compaction checkpoints twice and may hand the state
+    back twice (issue 24, item 6)."""
+    by_harness: dict[str, list[dict[str, Any]]] = {}
+    for hook in found:
+        by_harness.setdefault(hook["harness"], []).append(hook)
+    out = []
+    for harness, hooks_of in by_harness.items():
+        if len(hooks_of) > 1:
+            where = ", ".join(f"{h['scope']} {h['path']}" for h in hooks_of)
+            out.append(f"{harness}: duck-tape hooks are installed in {len(hooks_of)} places ({where}): each "
+                       "compaction runs every copy; keep one")
+    return out
+
+
 def _marker(store: Path, now: datetime, problems: list[str]) -> dict[str, Any] | None:
     from pipeline.errors import InputError
     from pipeline.state.marker import marker_path, read_marker
@@ -141,10 +157,13 @@ def _marker(store: Path, now: datetime, problems: list[str]) -> dict[str, Any] |
         return None
     if marker is None:
         return None
+    from pipeline.state.owner import marker_session
+
     moment = _parse_time(marker.time)
     return {"path": str(marker_path(store)), "time": marker.time,
             "age_seconds": _age(moment, now) if moment else None,
-            "session": getattr(marker, "session", None), "cwd": marker.cwd, "latest_state": marker.latest_state,
+            # the marker's session-id, else the one its transcript path names (issue 24, item 6: it was always null)
+            "session": marker_session(marker), "cwd": marker.cwd, "latest_state": marker.latest_state,
             "transcript": marker.transcript,
             "transcript_exists": bool(marker.transcript and Path(marker.transcript).is_file())}
 
@@ -176,12 +195,27 @@ def _last_checkpoint(store: Path, marker: dict | None) -> dict[str, Any] | None:
             "reason": reason, "notes": [], "source": "marker"}
 
 
+def _created(path: Path) -> datetime | None:
+    """The ``Created:`` time in the head of the state file at ``path`` (to the second), None when unreadable."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = re.search(r"^Created: (\S+)", head, re.MULTILINE)
+    return _parse_time(found.group(1)) if found else None
+
+
 def _states(store: Path, now: datetime) -> list[dict[str, Any]]:
+    """The store's state files, newest first.  Age: from the file's ``Created:`` time, else its name's minute
+    (issue 24, item 6: the minute in the name made a write 10 s old look 48 s old beside the marker's 10 s)."""
     from pipeline.state.store import list_states
 
     out = []
     for info in reversed(list_states(store, now=now)):
-        moment = _stamp_time(info.stamp)
+        moment = _created(info.path) or _stamp_time(info.stamp)
         out.append({"path": str(info.path), "kind": info.kind, "stamp": info.stamp,
                     "age_seconds": _age(moment, now) if moment else None})
     return out
@@ -237,6 +271,7 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
     for hook in found:
         if hook["program"] and not hook["program_found"]:
             problems.append(f"{hook['path']}: the hook runs {hook['program']!r}, which is not found here")
+    warnings += _doubled(found)
     marker = _marker(store, now, problems)
     last = _last_checkpoint(store, marker)
     if last is not None and not last["wrote_state"]:
@@ -258,6 +293,13 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
         problems.append(f"configuration: {exc}")
         config, sources = config_mod.DEFAULTS, {}
     engine = _engine(config, check_model)
+    if engine["effective"] == "llm" and config.model:
+        from pipeline.extras import install_line, missing
+
+        absent = missing()
+        if absent:
+            problems.append(f"the llm engine is configured (model {config.model}) but its optional packages are not "
+                            f"installed ({', '.join(absent)}): {install_line()}")
     if engine["reachable"] is False:
         problems.append(f"the {'configured ' if engine['effective'] == 'llm' else ''}model is not reachable: "
                         f"{engine['detail']}")

@@ -134,10 +134,9 @@ def test_recover_merge_done_when(capsys, workspace, monkeypatch):
     assert written == str(Path(".duck-tape") / "2026-03-10-1000-recovered.state.md")
     changelog = out.split("\nChangelog:\n")[1].splitlines()
     assert changelog[0] == "- Added: Goals TODO(scaffold)"
-    # 31: the fixture's 13 Established Facts (a user sentence already in the Decision Log and near-duplicate
-    # findings are not facts, rules.factprune; three changed retries that worked are, rules.trials) become 13
-    # Glossary entries
-    assert changelog[-1] == "- Added: Notes 2026-03-10 10:00" and len(changelog) == 31
+    # 43: the fixture's Established Facts (picked to the session's budget, rules.candidates; a user sentence
+    # already in the Decision Log and near-duplicate findings are not facts, rules.factprune) become Glossary entries
+    assert changelog[-1] == "- Added: Notes 2026-03-10 10:00" and len(changelog) == 43
     context = (workspace / "CONTEXT.md").read_text()
     for secret in TRUTH["secrets"]:
         assert secret not in context

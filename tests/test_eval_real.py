@@ -117,7 +117,7 @@ def test_keep_is_all_over_the_whole_file(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("{", "bad JSON"),
-    ("[]", "expected an object"),
+    ("[]", "a JSON list: expected a corpus probes file"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["Nowhere"], "all": ["x"]}]}', "unknown section 'Nowhere'"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["*"]}]}', "expected 'all' or 'none'"),
     ('{"a.jsonl": [{"id": "p", "kind": "facts", "sections": ["*"], "all": ["x"]}]}', "kind"),
@@ -155,8 +155,9 @@ def test_rules_engine_meets_the_real_suite_ratchet():
     bar = thresholds.load(suite="real")["rules"]
     failing = [f"{r.case}/{r.probe.id}" for r in score.results if not r.passed]
     assert thresholds.misses(score, bar) == [], failing
-    # no state file grows past 8 KB on any corpus transcript (issue 12 "Bars")
-    assert max(c.state_bytes for c in score.cases) <= 8192, {c.case: c.state_bytes for c in score.cases}
+    # no state file grows past 12 KB on any corpus transcript (issue 21 "Bars"; the sections' budgets grow with the
+    # session, issue 12 held them to 8 KB)
+    assert max(c.state_bytes for c in score.cases) <= 12 * 1024, {c.case: c.state_bytes for c in score.cases}
 
 
 def test_eval_report_is_masked(tmp_path, capsys):

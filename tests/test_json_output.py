@@ -121,8 +121,8 @@ def test_recover_json_merge_bootstraps_then_keeps(capsys, workspace):
                           "added", "superseded", "dropped", "kept", "redacted", "diff", "notes", "redaction"}
     assert merge["context"] == "CONTEXT.md" and merge["state_files"] == [report["written"]]
     assert (merge["bootstrapped"], merge["changed"], merge["written"], merge["dry_run"]) == (True, True, True, False)
-    assert merge["changelog"][0] == "- Added: Goals TODO(scaffold)" and len(merge["changelog"]) == 31
-    assert len(merge["added"]) == 31 and merge["added"][1] == {"section": "Decisions",
+    assert merge["changelog"][0] == "- Added: Goals TODO(scaffold)" and len(merge["changelog"]) == 43
+    assert len(merge["added"]) == 43 and merge["added"][1] == {"section": "Decisions",
                                                                "key": "workflow-keep-getting-hammered-post"}
     assert merge["diff"].startswith("--- /dev/null\n+++ b/CONTEXT.md\n")
     context = (workspace / "CONTEXT.md").read_text()

@@ -208,4 +208,6 @@ def test_missing_sdk_is_a_clear_usage_error(monkeypatch, capsys):
         monkeypatch.setitem(sys.modules, name, None)  # "import mcp…" raises ImportError
     monkeypatch.delitem(sys.modules, "pipeline.serve.mcp", raising=False)
     assert main(["mcp"]) == 2
-    assert "pip install 'duck-tape-pipeline[mcp]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the MCP server needs the 'mcp' package, which this installation lacks" in err
+    assert "reinstall duck-tape: " in err and " -m pip install -e '" in err  # this checkout is an editable install

@@ -117,7 +117,7 @@ def test_corpus_transcripts_give_grounded_valid_states(path):
     assert evidence_ok(t, d.decisions) == [] and evidence_ok(t, d.facts) == []
     state = weave.run(d, t.meta, now=NOW)
     assert validate.run(state, t).dropped == []
-    assert len(state.position.done) <= 15 and len(state.facts) <= 25
+    assert len(state.position.done) <= 15 and len(state.facts) <= weave.MAX_FACTS
 
 
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.truth.json"))

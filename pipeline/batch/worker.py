@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES
+
 if TYPE_CHECKING:
     from pipeline.config import Config
 
@@ -36,7 +38,7 @@ class Job:
     explicit: bool = False
     config: Config | None = None
     mask: bool = False
-    max_bytes: int = 256 * 1024 * 1024
+    max_bytes: int = RECOVER_MAX_BYTES  # the CLI passes DUCK_TAPE_MAX_TRANSCRIPT_BYTES or --max-bytes
     since: str | None = None
     verify: bool = False  # also check each compaction's summary (``pipeline.verify``): record["verify"]
 

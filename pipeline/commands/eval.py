@@ -71,6 +71,13 @@ def eval_command(suites: tuple[str, ...], engine: str, model: str | None, json_p
     loaded = [corpus.load() if p == corpus.ALIAS else corpus.load(p) if corpus.is_corpus_file(p) else load_suite(p)
               for p in paths]
     chosen, notes = registry.select(engine, model=model)
+    from pipeline import tokens
+
+    if not tokens.available():
+        from pipeline.extras import install_line
+
+        click.echo("duck-tape: eval: token counts are estimates (UTF-8 bytes / 4); exact counts need the llm "
+                   f"extra: {install_line()}", err=True)
     names = {s.name for s in loaded}
     bars = thresholds.load(thresholds_path or thresholds.DEFAULT, suite=names.pop() if len(names) == 1 else None)
     scores = runner.run(loaded, chosen)

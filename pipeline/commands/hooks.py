@@ -23,8 +23,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True
 def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None, max_bytes: int | None) -> None:
     """Pre-compact hook: write DIR/<stamp>-auto.state.md and the marker DIR/.last-compact.
 
-    Reads the hook's JSON on stdin (Claude Code transcript_path and session_id, Copilot CLI transcriptPath,
-    the duck-tape opencode plugin's snapshotPath), distils the transcript with the rules engine, masks
+    Reads the hook's JSON on stdin: Claude Code PreCompact (transcript_path, session_id), Copilot CLI preCompact
+    (transcriptPath, sessionId), Codex CLI PreCompact (transcript_path, session_id, turn_id; a null path is
+    found by id), Gemini CLI PreCompress (transcript_path, session_id; it gets one JSON object on stdout) and the
+    duck-tape opencode plugin's (snapshotPath, sessionID).  It distils the transcript with the rules engine, masks
     secrets with <REDACTED>, rotates the store to 10 state files and writes the marker with the transcript
     path.  When the path is empty or stale the transcript is looked up by session id in the harness's own
     folders.  It never fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.

@@ -105,7 +105,7 @@ def run_init(harnesses: tuple[str, ...], *, root: str, yes: bool, dry_run: bool,
                 _copilot_instructions(base, report, user=user, yes=yes, dry_run=dry_run, interactive=interactive,
                                       as_json=as_json)
             continue
-        if interactive and not ask(f"Install the {choice.name} hook into {plan.path}? [yes/no] "):
+        if interactive and not ask(f"Install the {choice.name} hook into {plan.path}?"):
             click.echo(f"Skipped {choice.name}: not approved.")
             continue
         backup = apply_plan(plan)
@@ -182,7 +182,7 @@ def _copilot_instructions(root: Path, report: dict, *, user: bool, yes: bool, dr
     report["warnings"].append(f"copilot: after a compaction: {NOTE}")
     if not as_json:
         click.echo(f"after a compaction: {NOTE}", err=True)  # not a "note:" about --command
-    _offer([plan], report, harness="copilot", question=f"Add this line to {plan.path}? [yes/no] ",
+    _offer([plan], report, harness="copilot", question=f"Add this line to {plan.path}?",
            present=f"{plan.path} already tells the agent to run `duck-tape resume`.",
            hint=f"put `duck-tape resume` in {plan.path} yourself, or run init with --yes", yes=yes, dry_run=dry_run,
            interactive=interactive, as_json=as_json)
@@ -197,8 +197,7 @@ def _resume_prompt(name: str, root: Path, report: dict, *, user: bool, yes: bool
     plans = plan_prompt(name, root, user=user)
     run_as = INVOKED[name]
     written = _offer(plans, report, harness=name,
-                     question=f"Add the {run_as} command (the agent recovers the state itself) to {plans[0].path}? "
-                              "[yes/no] ",
+                     question=f"Add the {run_as} command (the agent recovers the state itself) to {plans[0].path}?",
                      present=f"{plans[0].path}: {run_as} is installed already.",
                      hint=f"run init again with --yes to add {run_as}", yes=yes, dry_run=dry_run,
                      interactive=interactive, as_json=as_json)

@@ -79,7 +79,7 @@ def offer_refine(harnesses: list[str], root: Path, report: dict, *, user: bool, 
             return
         new = set_keys(old, {"refine": "false"})
         offer([InstallPlan("refine", path, old, new, "refine = false\n")], report, harness="refine",
-              question=f"Turn the background refinement off in {path}? [yes/no] ", present="", hint="",
+              question=f"Turn the background refinement off in {path}?", present="", hint="",
               yes=True, dry_run=dry_run, interactive=interactive, as_json=as_json)
         return
     model = config.model or pick_agent(harnesses)
@@ -95,7 +95,7 @@ def offer_refine(harnesses: list[str], root: Path, report: dict, *, user: bool, 
     caps = f"at most {config.agent_tokens:,} tokens and {config.agent_seconds:.0f} s per session" \
         if config.agent_tokens else f"at most {config.agent_seconds:.0f} s per session"
     question = (f"Refine every checkpoint in the background with {model}? It spends that model's tokens after each "
-                f"compaction ({caps}); restore and resume then prefer its state. Write {path}? [yes/no] ")
+                f"compaction ({caps}); restore and resume then prefer its state. Write {path}?")
     done = offer([InstallPlan("refine", path, old, new, new)], report, harness="refine", question=question,
                  present=f"{path}: the background refinement is on already ({model}).",
                  hint=f"set refine = true in the [llm] table of {path}, or run init --refine", yes=yes or bool(refine),

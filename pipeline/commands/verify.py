@@ -28,7 +28,7 @@ class _Which(click.ParamType):
               help="Check only this compaction (1 = the first in the file) or 'last'; default: every one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: int | None) -> None:
     """Show what each compaction in TRANSCRIPT kept and lost.
 

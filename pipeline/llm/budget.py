@@ -2,8 +2,8 @@
 
 Counts use tiktoken's ``cl100k_base`` through ``pipeline.tokens`` (offline, from litellm's bundled encoding
 files): an estimate for any model, used to size chunks and to check the cap *before* a call.  Without tiktoken
-(an install without the litellm extra, where only the agent CLIs reach a model) the estimate is one token per
-``CHARS_PER_TOKEN`` characters.  What a call really cost is the provider's count (``pipeline.llm.usage``).
+(the default install, where only the agent CLIs reach a model) the estimate is UTF-8 bytes ÷ 4.  What a call
+really cost is the provider's count (``pipeline.llm.usage``).
 
 The cap (``--max-tokens N``) is on tokens sent + received by the whole run.  A call is made only when
 ``spent + its prompt estimate + max_output_tokens <= N``: the worst case of the call fits, so a run never
@@ -16,35 +16,12 @@ from pipeline.llm.errors import BudgetExceeded
 from pipeline.llm.usage import Usage
 
 
-CHARS_PER_TOKEN = 3.5
-"""Characters per token assumed when tiktoken is not installed (English prose and code average ~4 with
-``cl100k_base``; 3.5 overestimates a little, so chunks stay within the budget)."""
-
-
 def count(text: str) -> int:
-    """Estimated tokens of ``text`` (tiktoken ``cl100k_base``, offline; else ``len / CHARS_PER_TOKEN``)."""
-    if not text:
-        return 0
-    if _tiktoken_usable():
-        from pipeline.tokens import count_tokens
+    """Estimated tokens of ``text``: tiktoken ``cl100k_base`` offline, else UTF-8 bytes ÷ 4 without the llm extra
+    (``pipeline.tokens.count_or_estimate``)."""
+    from pipeline.tokens import count_or_estimate
 
-        return count_tokens(text)
-    return int(len(text) / CHARS_PER_TOKEN) + 1
-
-
-def _tiktoken_usable() -> bool:
-    """True when tiktoken and litellm's bundled encodings are installed (checked once, nothing imported)."""
-    global _USABLE
-    if _USABLE is None:
-        import importlib.util
-
-        from pipeline.tokens import tokenizer_dir
-
-        _USABLE = importlib.util.find_spec("tiktoken") is not None and tokenizer_dir() is not None
-    return _USABLE
-
-
-_USABLE: bool | None = None
+    return count_or_estimate(text)
 
 
 def count_messages(messages: list[dict[str, str]]) -> int:

@@ -118,12 +118,41 @@ def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_ro
         raise InputError(f"session {document['info'].get('id')} holds {size} bytes of data, over the {max_bytes}-byte "
                          "cap (raise it with --max-bytes)", path=path)
     report = ReadReport()
-    transcript = read_export(document, path, "opencode-db", report, caps)
+    transcript = _fold_subagents(path, read_export(document, path, "opencode-db", report, caps), caps, max_bytes)
     if warn:
         message = report.warning(path)
         if message:
             print(message, file=sys.stderr)
     return transcript
+
+
+def _fold_subagents(path: str, transcript: Transcript, caps: Caps, max_bytes: int) -> Transcript:
+    """``transcript`` (a session of the opencode database at ``path``) with the final answers of its sub-agent
+    sessions that it lacks added as ``subagent_result`` events (``pipeline.batch.subagents.link``, the rule Claude
+    Code sub-agent files follow).  opencode's ``task`` result normally carries the answer already; a sub-agent
+    that ended after its parent's last message, or whose call was interrupted, is found only here.  A sub-agent
+    session over the ``max_bytes`` cap is left out, as the parent would be refused."""
+    import re
+
+    import orjson
+
+    from pipeline.batch.subagents import SubagentFile, link
+    from pipeline.transcripts.opencode import read_export
+    from pipeline.transcripts.opencode_db import descendants, export_session, list_sessions
+
+    subs = []
+    for row in descendants(list_sessions(path), transcript.meta.session_id or ""):
+        document = export_session(path, row.id)
+        if len(orjson.dumps(document)) > max_bytes:
+            continue
+        sub = read_export(document, path, "opencode-db", ReadReport(), caps)
+        title = (row.title or "").strip()
+        # opencode's task tool titles the child session `<description> (@<agent> subagent)`
+        named = re.fullmatch(r"(?P<what>.*) \(@(?P<agent>[^()\s]+) subagent\)", title)
+        subs.append((SubagentFile(path=path, parent=path, agent_id=row.id,
+                                  agent_type=named["agent"] if named else None,
+                                  description=(named["what"] if named else title) or None), sub))
+    return link(transcript, subs)[0] if subs else transcript
 
 
 __all__ = ["read_transcript", "detect_format", "READERS", "Transcript"]

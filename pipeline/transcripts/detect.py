@@ -92,11 +92,20 @@ def _classify_record(rec: dict) -> str | None:
         return gemini
     if "parentUuid" in rec or "isSidechain" in rec or (rtype in ("user", "assistant", "system") and "sessionId" in rec):
         return "claude-code-jsonl"
+    if rtype in ("user", "assistant") and _is_message(rec.get("message")):
+        # a minimal Claude Code line, {type, message, timestamp} without uuid or sessionId (test fixtures and
+        # trimmed exports write these; issue 24, item 5)
+        return "claude-code-jsonl"
     if rtype == "system" and rec.get("subtype") == "init" and "session_id" in rec:
         return "claude-code-jsonl"  # stream-json capture: the Claude Code reader tolerates its shape
     if "role" in rec and "content" in rec and rtype is None:
         return "generic-jsonl"
     return None
+
+
+def _is_message(message: object) -> bool:
+    """Whether ``message`` is a Claude Code API message: an object with a ``role`` and a ``content``."""
+    return isinstance(message, dict) and message.get("role") in ("user", "assistant") and "content" in message
 
 
 def _classify_gemini(rec: dict, rtype: str | None) -> str | None:

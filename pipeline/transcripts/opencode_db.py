@@ -246,16 +246,40 @@ def export_session(path: str, session_id: str) -> dict:
     return {"info": {k: v for k, v in info.items() if v is not None}, "messages": messages}
 
 
+def top_level(sessions: list[SessionRow]) -> list[SessionRow]:
+    """The conversations among ``sessions`` (order kept): those without a parent, or whose parent the database no
+    longer holds.  A session with a parent is a sub-agent's (opencode's ``task`` tool makes one per call)."""
+    ids = {s.id for s in sessions}
+    return [s for s in sessions if not s.parent_id or s.parent_id not in ids]
+
+
+def descendants(sessions: list[SessionRow], root: str) -> list[SessionRow]:
+    """The sub-agent sessions under ``root`` (children, their children …), oldest first."""
+    children: dict[str, list[SessionRow]] = {}
+    for s in sessions:
+        if s.parent_id:
+            children.setdefault(s.parent_id, []).append(s)
+    out, todo, seen = [], [root], {root}
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child.id not in seen:
+                seen.add(child.id)
+                out.append(child)
+                todo.append(child.id)
+    return sorted(out, key=lambda r: (r.created or r.updated or 0, r.id))
+
+
 def pick_session(path: str, session_id: str | None) -> str:
-    """``session_id``, or the database's only session when None.  Raises InputError when the database holds
-    several (naming the newest ten, to pass with ``--session``) or none."""
+    """``session_id``, or when None the database's one top-level session (``top_level``; its sub-agent sessions
+    are not conversations of their own, issue 24 item 9).  Raises InputError when the database holds several
+    top-level sessions (naming the newest ten, to pass with ``--session``) or none."""
     if session_id:
         return session_id
-    sessions = list_sessions(path)
+    sessions = top_level(list_sessions(path))
     if len(sessions) == 1:
         return sessions[0].id
     if not sessions:
         raise InputError("this opencode database holds no session", path=path)
     shown = ", ".join(f"{s.id} ({s.title})" if s.title else s.id for s in sessions[:10])
-    raise InputError(f"this opencode database holds {len(sessions)} sessions; pass --session ID (newest first: "
-                     f"{shown})", path=path)
+    raise InputError(f"this opencode database holds {len(sessions)} top-level sessions; pass --session ID (newest "
+                     f"first: {shown})", path=path)

@@ -97,8 +97,27 @@ def command_of(ev: Event) -> str:
     """The shell command of a shell tool call, on one line ("" when the event is not one)."""
     if ev.kind != "tool_call" or tool(ev) not in SHELL_TOOLS:
         return ""
-    cmd = ev.target or ev.text or ""
+    cmd = unwrap_argv(ev.target or ev.text or "")
     return " ".join(cmd.split())
+
+
+def unwrap_argv(cmd: str) -> str:
+    """A command given as an argv array (Codex's ``["bash", "-lc", "<script>"]``) as the script it runs; any
+    other text unchanged."""
+    t = cmd.strip()
+    if not t.startswith("[") or not t.endswith("]"):
+        return cmd
+    import json
+
+    try:
+        argv = json.loads(t)
+    except ValueError:
+        return cmd
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return cmd
+    if len(argv) >= 3 and argv[-2] in ("-c", "-lc", "-ic", "/c", "-Command", "-command"):
+        return argv[-1]
+    return " ".join(argv)
 
 
 _ARG_KEY = lazy_re(
@@ -123,6 +142,7 @@ def raw_command(ev: Event) -> str:
     end = _ARG_KEY.search(raw)
     if end:
         raw = raw[: end.start()]
+    raw = unwrap_argv(raw)
     return raw if " ".join(raw.split()) == flat or len(flat) < len(" ".join(raw.split())) else flat
 
 

@@ -193,6 +193,7 @@ _LEAD_IN = lazy_re(rf"^(?=.{{0,240}}$).*(?:\b{_SOURCE}\b.*|\b{_QUOTE_VERB}\s*)[:
 _LEAD_IN_TAIL = lazy_re(rf"(?:\b{_SOURCE}\b[^:：]{{0,80}}|\b{_QUOTE_VERB}\s*)[:：]\s*[\"“«„]?\s*$", re.IGNORECASE)
 _LABEL_START = lazy_re(rf"^[ \t>*_#-]*{_MARKER}", re.IGNORECASE)
 _FENCE = lazy_re(r"^[ \t]*(?:```|~~~)")
+_CODE_SPAN = lazy_re(r"`[^`\n]+`")  # a path in a code span ("`docs/x.md`") names no source
 _BLOCKQUOTE = lazy_re(r"^[ \t]*>")
 _TAG_OPEN = lazy_re(r"<([A-Za-z][\w:-]{0,40})(?:\s[^<>\n]{0,300})?>")
 _WRAPPERS = frozenset(
@@ -269,7 +270,7 @@ def _profile(text: str) -> _Profile:
         if _BLOCKQUOTE.match(raw):
             regions.append((ls, le, "inside a '>' quote"))
             continue
-        if _LEAD_IN.match(line.strip()) and not _LABEL_START.match(line):
+        if _LEAD_IN.match(_CODE_SPAN.sub("`…`", line).strip()) and not _LABEL_START.match(line):
             if text[le:].strip():
                 regions.append((le, n, "in pasted or fetched text introduced by " + repr(raw.strip()[:60])))
                 break
