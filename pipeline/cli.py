@@ -285,6 +285,9 @@ def _resume_recovery_once(found, directory: Path, *, max_bytes: int | None, conf
     for line in [*result.notes, *(f"duck-tape: validate: {d}" for d in result.dropped)]:
         _err(line)
     kept_at = resume_cache.save(directory, cache_key, result.text)
+    from pipeline.llm import ledger
+
+    ledger.record_run(directory, "resume", result.run, kept_at)  # a model's tokens, for `status`
     _out(f"Recovered this compaction's state from {found.recover_from} (secrets masked; `duck-tape resume --yes` "
          "writes it as a state file).")
     # the report is made from the masked text, as the next runs make it from the kept file

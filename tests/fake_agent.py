@@ -6,7 +6,9 @@
 1. reads stdin and appends one JSON line to ``$FAKE_AGENT_LOG``: ``{"cli", "argv", "stdin", "cwd", "nested"
    (DUCK_TAPE_NESTED), "pwd" (PWD), "schema" (the file ``--output-schema`` names, parsed)}``;
 2. picks its reply: the next step of ``$FAKE_AGENT_SCRIPT`` (a JSON list; ``$FAKE_AGENT_SCRIPT.n`` counts the steps
-   played), else the answer ``$FAKE_AGENT_RECORDING`` (a JSON object) holds under ``key(stdin)``.  A step is one of
+   played), else the answer ``$FAKE_AGENT_BY_SCHEMA`` (a JSON object) holds under the title of the answer's schema
+   (``ChunkFindings``, ``WovenSections``…; every call of that kind gets it), else the answer
+   ``$FAKE_AGENT_RECORDING`` (a JSON object) holds under ``key(stdin)``.  A step is one of
    ``{"answer": {...}}`` (a good answer), ``{"text": "..."}`` (the model's text as it is), ``{"error": "..."}``
    (the CLI reports an error), ``{"exit": N, "stderr": "..."}`` (the CLI fails without output), ``{"sleep": S,
    ...}`` (wait S seconds first);
@@ -66,6 +68,26 @@ def _schema(argv: list[str]) -> object:
     return None
 
 
+def schema_title(argv: list[str], prompt: str) -> str | None:
+    """The top-level ``title`` of the answer's schema: from ``--json-schema`` (claude), the ``--output-schema`` file
+    (codex) or the schema line of the prompt (the others)."""
+    schema = _schema(argv)
+    if schema is None and "--json-schema" in argv:
+        schema = json.loads(argv[argv.index("--json-schema") + 1])
+    if schema is None and "JSON Schema:\n" in prompt:
+        schema = json.loads(prompt.split("JSON Schema:\n", 1)[1].splitlines()[0])
+    return schema.get("title") if isinstance(schema, dict) else None
+
+
+def _by_schema(argv: list[str], prompt: str) -> dict | None:
+    table = os.environ.get("FAKE_AGENT_BY_SCHEMA")
+    if not table:
+        return None
+    answers = json.loads(Path(table).read_text(encoding="utf-8"))
+    title = schema_title(argv, prompt)
+    return {"answer": answers[title]} if title in answers else {"exit": 3, "stderr": f"fake agent: no answer for {title}"}
+
+
 def _next_step() -> dict | None:
     script = os.environ.get("FAKE_AGENT_SCRIPT")
     if not script:
@@ -107,7 +129,7 @@ def main(name: str) -> None:
             handle.write(json.dumps({"cli": name, "argv": argv, "stdin": prompt, "cwd": os.getcwd(),
                                      "nested": os.environ.get("DUCK_TAPE_NESTED"), "pwd": os.environ.get("PWD"),
                                      "schema": _schema(argv)}) + "\n")
-    step = _next_step() or _recorded(prompt)
+    step = _next_step() or _by_schema(argv, prompt) or _recorded(prompt)
     if step.get("sleep"):
         time.sleep(float(step["sleep"]))
     if "exit" in step:

@@ -185,3 +185,22 @@ def test_agent_clis_work_without_the_llm_extra(fake_agents, tmp_path):
                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert again.returncode == 0 and "2 cached" in again.stderr  # no scripted answer left: both from the cache
     assert len(fake_agents.calls()) == 2
+
+
+def test_resume_run_by_an_agent_recovers_with_the_cli_once_and_records_the_tokens(fake_agents, tmp_path, capsys,
+                                                                                  monkeypatch):
+    from pipeline.llm import ledger
+    from pipeline.state.marker import Marker, write_marker
+
+    path = write_session(tmp_path)
+    store = tmp_path / ".duck-tape"
+    store.mkdir()
+    write_marker(store, Marker("2026-09-01T10:07:00Z", str(tmp_path), None, str(path), "sess-9"))
+    monkeypatch.chdir(tmp_path)
+    fake_agents.script({"answer": good_findings(load(path))}, {"answer": good_woven()})
+    assert main(["resume", "--model", "agent:gemini"]) == 0
+    assert "Remaining" in capsys.readouterr().out
+    assert main(["resume", "--model", "agent:gemini"]) == 0  # the second run reuses the recovery: no CLI call
+    assert len(fake_agents.calls()) == 2
+    (line,) = ledger.read(store)
+    assert (line["action"], line["model"], line["requests"]) == ("resume", "agent:gemini", 2) and line["tokens"] > 0
