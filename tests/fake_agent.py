@@ -3,9 +3,10 @@
 ``install(bin_dir, names)`` writes one executable per name into ``bin_dir`` (put it first on ``PATH``); each runs
 ``main(<name>)`` with this interpreter.  A run:
 
-1. reads stdin and appends one JSON line to ``$FAKE_AGENT_LOG``: ``{"cli", "argv", "stdin", "cwd", "nested"
-   (DUCK_TAPE_NESTED), "pwd" (PWD), "schema" (the file ``--output-schema`` names, parsed)}``;
-2. picks its reply: the next step of ``$FAKE_AGENT_SCRIPT`` (a JSON list; ``$FAKE_AGENT_SCRIPT.n`` counts the steps
+1. reads stdin, picks its reply (below) and appends one JSON line to ``$FAKE_AGENT_LOG``: ``{"cli", "argv", "stdin",
+   "cwd", "nested" (DUCK_TAPE_NESTED), "pwd" (PWD), "schema" (the file ``--output-schema`` names, parsed),
+   "answered" (False when it fails on purpose or has no answer)}``;
+2. the reply: the next step of ``$FAKE_AGENT_SCRIPT`` (a JSON list; ``$FAKE_AGENT_SCRIPT.n`` counts the steps
    played), else the answer ``$FAKE_AGENT_BY_SCHEMA`` (a JSON object) holds under the title of the answer's schema
    (``ChunkFindings``, ``WovenSections``…; every call of that kind gets it), else the answer
    ``$FAKE_AGENT_RECORDING`` (a JSON object) holds under ``key(stdin)``.  A step is one of
@@ -108,7 +109,8 @@ def _recorded(prompt: str) -> dict:
     answers = json.loads(Path(recording).read_text(encoding="utf-8"))
     found = answers.get(key(prompt))
     if found is None:
-        return {"exit": 3, "stderr": f"fake agent: no recorded answer for key {key(prompt)[:12]}"}
+        return {"exit": 3, "stderr": f"fake agent: no recorded answer for key {key(prompt)[:12]}: re-record with "
+                                     "python tests/record_agent_cli.py (the rules engine's findings changed)"}
     return {"answer": found}
 
 
@@ -123,13 +125,13 @@ def _fill(template: str, *, text: str, obj: object, sent: int, received: int, er
 def main(name: str) -> None:
     argv = sys.argv[1:]
     prompt = sys.stdin.read()
+    step = _next_step() or _by_schema(argv, prompt) or _recorded(prompt)
     log = os.environ.get("FAKE_AGENT_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"cli": name, "argv": argv, "stdin": prompt, "cwd": os.getcwd(),
                                      "nested": os.environ.get("DUCK_TAPE_NESTED"), "pwd": os.environ.get("PWD"),
-                                     "schema": _schema(argv)}) + "\n")
-    step = _next_step() or _by_schema(argv, prompt) or _recorded(prompt)
+                                     "schema": _schema(argv), "answered": "exit" not in step}) + "\n")
     if step.get("sleep"):
         time.sleep(float(step["sleep"]))
     if "exit" in step:

@@ -134,6 +134,19 @@ def test_eval_with_an_agent_model_prints_the_same_tables(fake_agents, tmp_path, 
     assert len(fake_agents.calls()) == 4  # two cases, each a chunk call and a weave call
 
 
+def test_the_recording_answers_the_whole_core_suite(fake_agents, capsys):
+    """`duck-tape eval --engine llm --model agent:claude-code` on the default suite, end to end against the fake:
+    every call answered from the recording (a stale one fails here: re-record with tests/record_agent_cli.py)."""
+    fake_agents.replay()
+    main(["eval", "--engine", "llm", "--model", "agent:claude-code"])
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| llm |"))
+    calls = fake_agents.calls()
+    assert row.startswith("| llm | 1.00 (") and len(calls) > 50 and {c["cli"] for c in calls} == {"claude"}
+    missed = [c["stdin"][:80] for c in calls if not c["answered"]]
+    assert not missed, f"{len(missed)} call(s) not in the recording: re-record with python tests/record_agent_cli.py"
+
+
 def test_eval_model_needs_the_llm_engine(tmp_path, capsys):
     assert main(["eval", "--engine", "rules", "--model", "agent:codex"]) == 2
     assert "--model agent:codex is for the llm engine" in capsys.readouterr().err
