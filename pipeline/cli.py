@@ -143,6 +143,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        from pipeline.llm import ledger
+
+        ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
         resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
         _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
         _out(str(written))
@@ -246,6 +249,9 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
             _confirm_write(str(target), yes=yes)
             written, _ = write_session_state(directory, result.text, stamp=result.state.stamp, kind="recovered",
                                              session_id=result.state.session_id)
+            from pipeline.llm import ledger
+
+            ledger.record_run(directory, "resume", result.run, written)
             state_path = str(written)
             _out(f"Wrote {written}")
     context_lines = None
@@ -292,6 +298,9 @@ def _resume_recovery_once(found, directory: Path, *, max_bytes: int | None, conf
     for line in [*result.notes, *(f"duck-tape: validate: {d}" for d in result.dropped)]:
         _err(line)
     kept_at = resume_cache.save(directory, cache_key, result.text)
+    from pipeline.llm import ledger
+
+    ledger.record_run(directory, "resume", result.run, kept_at)  # a model's tokens, for `status`
     _out(f"Recovered this compaction's state from {found.recover_from} (secrets masked; `duck-tape resume --yes` "
          "writes it as a state file).")
     # the report is made from the masked text, as the next runs make it from the kept file
@@ -329,7 +338,7 @@ def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_r
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "adopt", "verify", "nudge",
-                                    "status", "mcp")
+                                    "status", "mcp", "refine")
 
 
 def _register() -> None:

@@ -163,6 +163,24 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+#: Hook commands that do nothing inside a nested agent run (``DUCK_TAPE_NESTED``, issue 25).
+HOOKS = frozenset({"checkpoint", "restore", "nudge"})
+
+
+def _nested_hook(args: list[str]) -> int:
+    """The recursion guard: a hook fired by an agent CLI that duck-tape itself runs as the model
+    (``pipeline.llm.agents.run`` sets ``DUCK_TAPE_NESTED=1`` for it) does nothing and succeeds, so the nested run
+    never checkpoints, restores, nudges or starts a background refinement.  ``restore --format gemini`` still prints
+    ``{}`` (Gemini CLI reads a hook's stdout as JSON)."""
+    if args[0] == "restore" and ("gemini" in args[1:] or "--format=gemini" in args[1:]):
+        try:
+            sys.stdout.write("{}\n")
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``duck-tape`` with ``argv`` (default ``sys.argv[1:]``); return the exit code (DESIGN.md).
 
@@ -170,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     fast-lane command ends the process itself; called with an ``argv`` (tests, embedding) it returns.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in HOOKS and os.environ.get("DUCK_TAPE_NESTED"):
+        code = _nested_hook(args)
+        if argv is None:
+            _exit_now(code)
+        return code
     if args and args[0] in FAST:
         code = FAST[args[0]](args[1:])
         if code is not None:

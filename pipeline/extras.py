@@ -3,8 +3,9 @@
 The default install is what the rules engine, the hooks and the MCP server need (issue 24, item 2: the llm
 engine's stack was ~450 MB and ~80 packages that the default engine never imports).  The llm engine needs
 ``pyproject.toml``'s ``[project.optional-dependencies] llm``: litellm (any provider), instructor (structured
-output), tiktoken (token budgets), diskcache (response cache), jinja2 (prompt templates), tenacity (retries) and
-vcrpy (``eval --engine llm`` replays recorded cassettes).  A command that needs them and finds one missing stops
+output), tiktoken (token budgets), diskcache (response cache), tenacity (retries) and vcrpy (``eval --engine llm``
+replays recorded cassettes).  The prompt templates' jinja2 is in the default install: the agent CLIs
+(``agent:claude-code``…, ``pipeline.llm.agents``) are the model a default install can use (issue 25).  A command that needs them and finds one missing stops
 with ``MissingExtra`` (exit 2) naming the line that installs them, from where this copy was installed
 (``direct_url.json``, PEP 610) when it says so.
 
@@ -23,7 +24,7 @@ from pipeline.errors import InputError
 
 DISTRIBUTION = "duck-tape-pipeline"
 LLM_EXTRA = "llm"
-LLM_MODULES = ("litellm", "instructor", "tiktoken", "diskcache", "jinja2", "tenacity")
+LLM_MODULES = ("litellm", "instructor", "tiktoken", "diskcache", "tenacity")
 """Importable names the llm engine needs (each package of the ``llm`` extra but vcrpy, which only ``eval`` uses)."""
 PLACEHOLDER_SOURCE = "/path/to/duck-tape"
 

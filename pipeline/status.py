@@ -13,7 +13,13 @@ output")::
      "states": [{"path", "kind", "stamp", "age_seconds"}],
      "context": {"path", "exists": bool, "missing_sections": [str], "error": str | null},
      "engine": {"requested", "effective", "model", "api_base", "reachable": bool | null, "detail", "called": bool},
+     "refine": {"on": bool, "model": str | null},
+     "llm_usage": null | {"runs", "tokens", "since", "by_action": {action: tokens}, "last": {…}, "last_refine": {…}},
      "config": {key: {"value", "source"}}}
+
+``llm_usage`` sums the store's ledger (``pipeline.llm.ledger``: the tokens the background refinement, ``recover``
+and ``resume`` spent on a model); each entry ``{"time", "action", "model", "session", "requests", "failed",
+"cached", "sent", "received", "tokens", "estimated", "seconds", "outcome", "file", "note"}``.
 
 ``last_checkpoint.source`` is ``record`` when the hook's own record (``.last-checkpoint.json``) says what it did,
 ``marker`` when only the marker is there to go by (then ``reason`` is inferred from it).
@@ -298,6 +304,17 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
         problems.append(f"the {'configured ' if engine['effective'] == 'llm' else ''}model is not reachable: "
                         f"{engine['detail']}")
     values = {key: {"value": getattr(config, key), "source": sources.get(key, "default")} for key in config_mod.KEYS}
+    from pipeline.llm import ledger
+
+    usage = ledger.summary(store)
+    refine = {"on": bool(config.refine and config.model), "model": config.model if config.refine else None}
+    if config.refine and not config.model:
+        problems.append("refine is on but no model is configured: set model (e.g. agent:claude-code)")
+    last_refine = usage["last_refine"] if usage else None
+    if last_refine is not None and last_refine.get("outcome") in ("failed", "fell back"):
+        warnings.append(f"the last background refinement ({last_refine.get('time')}) wrote nothing: "
+                        f"{last_refine.get('note') or last_refine.get('outcome')}")
     return {"command": "status", "healthy": not problems, "problems": problems, "warnings": warnings,
             "root": str(root.resolve()), "store": str(store), "hooks": found, "marker": marker,
-            "last_checkpoint": last, "states": states, "context": context, "engine": engine, "config": values}
+            "last_checkpoint": last, "states": states, "context": context, "engine": engine, "refine": refine,
+            "llm_usage": usage, "config": values}

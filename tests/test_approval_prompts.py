@@ -64,7 +64,12 @@ def test_init_claude_code(answer, terminal, capsys, tmp_path):
     code, out, err = run(capsys, "init", "--harness", "claude-code", "--root", str(tmp_path))
     settings = tmp_path / ".claude" / "settings.local.json"
     assert code == 0, err
-    assert terminal.prompts == [f"Install the claude-code hook into {settings}? [y/N] "]
+    command = tmp_path / ".claude" / "commands" / "duck-tape-resume.md"  # issue 25: the resume prompt
+    assert terminal.prompts[:2] == [f"Install the claude-code hook into {settings}? [y/N] ",
+                                    f"Add the /duck-tape-resume command (the agent recovers the state itself) to "
+                                    f"{command}? [y/N] "]
+    assert all(p.startswith("Refine every checkpoint") for p in terminal.prompts[2:])  # asked where claude is found
+    assert command.is_file()
     assert "not approved" not in out and f"Wrote {settings}" in out
     assert "PreCompact" in json.loads(settings.read_text())["hooks"]
 
@@ -76,8 +81,12 @@ def test_init_copilot_hook_and_instructions_line(answer, terminal, capsys, tmp_p
     assert code == 0, err
     hook = tmp_path / ".github" / "hooks" / "duck-tape.json"
     instructions = tmp_path / ".github" / "copilot-instructions.md"
-    assert terminal.prompts == [f"Install the copilot hook into {hook}? [y/N] ",
-                                f"Add this line to {instructions}? [y/N] "]
+    skill = tmp_path / ".github" / "skills" / "duck-tape-resume" / "SKILL.md"  # issue 25: the resume prompt
+    assert terminal.prompts[:3] == [f"Install the copilot hook into {hook}? [y/N] ",
+                                    f"Add this line to {instructions}? [y/N] ",
+                                    f"Add the /duck-tape-resume command (the agent recovers the state itself) to "
+                                    f"{skill}? [y/N] "]
+    assert all(p.startswith("Refine every checkpoint") for p in terminal.prompts[3:])  # asked where copilot is found
     assert hook.is_file() and "duck-tape resume" in instructions.read_text()
 
 

@@ -1,5 +1,5 @@
 """Issue 24, item 2: the default install has no llm stack.  Every command a user runs after the Quickstart works
-without litellm, instructor, tiktoken, diskcache, jinja2, tenacity and vcrpy; what needs them stops with exit 2
+without litellm, instructor, tiktoken, diskcache, tenacity and vcrpy; what needs them stops with exit 2
 naming the line that installs the ``llm`` extra.
 
 Each test runs duck-tape in a child Python whose imports of those packages fail (a ``sys.meta_path`` finder that
@@ -73,7 +73,7 @@ def test_the_llm_engine_without_its_packages_is_exit_2_naming_the_install_line(t
     done = without_llm("recover", str(CC), "--engine", "llm", "--model", "openai/gpt-4o-mini", "--dry-run", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert ("duck-tape: error: --engine llm (model openai/gpt-4o-mini) needs the optional llm packages (litellm, "
-            "instructor, tiktoken, diskcache, jinja2, tenacity not installed): install them with: ") in done.stderr
+            "instructor, tiktoken, diskcache, tenacity not installed): install them with: ") in done.stderr
     assert f"'{ROOT}[llm]'" in done.stderr  # from this checkout
     done = without_llm("batch", str(CC), "--out", "out", "--engine", "llm", "--model", "openai/gpt-4o-mini", cwd=tmp_path)
     assert done.returncode == 2 and "batch with the llm engine (model openai/gpt-4o-mini) needs the optional llm" in done.stderr

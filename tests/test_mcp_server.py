@@ -114,7 +114,7 @@ def test_sdk_client_over_stdio_lists_the_tools_and_reads_state_and_decisions(tmp
     project = _workspace(tmp_path)
     listed, (state, found, old) = _run(project, [("state", {}), ("decisions", {"query": "limiter"}),
                                                  ("decisions", {"query": "WINDOW edge"})])
-    assert sorted(t.name for t in listed.tools) == ["decisions", "recover", "state"]
+    assert sorted(t.name for t in listed.tools) == ["decisions", "raw_material", "recover", "save_state", "state"]
     recover_tool = next(t for t in listed.tools if t.name == "recover")
     assert recover_tool.input_schema["required"] == ["path"]
     assert set(recover_tool.input_schema["properties"]) == {"path", "approve", "mask", "session"}

@@ -259,7 +259,7 @@ def test_the_llm_engine_without_the_extra_names_the_install_line(installed, fold
     done = installed.run("recover", "session.jsonl", "--engine", "llm", "--model", "openai/gpt-4o-mini", "--dry-run",
                          cwd=folder)
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
-    assert "needs the optional llm packages (litellm, instructor, tiktoken, diskcache, jinja2, tenacity" in done.stderr
+    assert "needs the optional llm packages (litellm, instructor, tiktoken, diskcache, tenacity" in done.stderr
     assert f"install them with: {installed.python} -m pip install '{installed.wheel}[llm]'" in done.stderr
     done = installed.run("eval", "--engine", "llm", cwd=folder)
     assert done.returncode == 2 and f"'{installed.wheel}[llm]'" in done.stderr
@@ -285,7 +285,7 @@ def test_mcp_answers_initialize_and_tools_list(installed, folder):
 
     info, listed = anyio.run(session)
     assert info.name == "duck-tape"
-    assert sorted(t.name for t in listed.tools) == ["decisions", "recover", "state"]
+    assert sorted(t.name for t in listed.tools) == ["decisions", "raw_material", "recover", "save_state", "state"]
 
 
 def test_eval_llm_replays_its_cassettes_with_the_extra(installed_llm, folder):
@@ -294,3 +294,24 @@ def test_eval_llm_replays_its_cassettes_with_the_extra(installed_llm, folder):
     [row, *_] = [line for line in done.stdout.splitlines() if line.startswith("| llm |")]
     assert row.startswith("| llm | 1.00 (") and "Not run" not in done.stdout  # every cassette replayed
     assert "token counts are estimates" not in done.stderr  # tiktoken came with the extra
+
+
+def test_an_agent_cli_is_the_default_installs_model(installed, folder, tmp_path):
+    """Issue 25: the default install (no llm extra) recovers with the user's agent CLI; a fake ``claude`` here."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from fake_agent import install
+
+    fakes = install(tmp_path / "fake-bin", ("claude",))
+    shutil.copy(TRANSCRIPT, folder / "session.jsonl")
+    answers = tmp_path / "answers.json"  # by the answer's schema: however many chunks the estimate makes
+    answers.write_text(json.dumps({"ChunkFindings": {"decisions": [], "facts": []}, "WovenSections": {
+        "approved_workflow": None, "position": {"current": "write the limiter tests", "done": [], "remaining": []}}}))
+    env = installed.env(FAKE_AGENT_BY_SCHEMA=str(answers))
+    env["PATH"] = f"{fakes}{os.pathsep}{env['PATH']}"
+    done = subprocess.run([str(installed.program), "recover", "session.jsonl", "--model", "agent:claude-code", "--mask",
+                           "--dry-run"], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "needs the optional llm packages" not in done.stderr
+    assert "Trigger: recover, engine: llm, fallback: rules for" in done.stdout, done.stderr  # Position: the CLI's
+    assert "- **Current:** write the limiter tests" in done.stdout
+    assert "duck-tape: llm: agent:claude-code: " in done.stderr and " failed" not in done.stderr

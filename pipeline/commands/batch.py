@@ -80,7 +80,9 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
                              "not part of this build; run without --merge")
     check_targets(out, cache_dir, report)
     config = config_from_flags(engine, model, api_base, max_tokens)
-    if config.effective_engine() == "llm" and config.model:  # once here, not once per session in the workers
+    from pipeline.llm.agents import is_agent
+
+    if config.effective_engine() == "llm" and config.model and not is_agent(config.model):  # once, not per session
         from pipeline.extras import require_llm
 
         require_llm(f"batch with the llm engine (model {config.model})")

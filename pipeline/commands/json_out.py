@@ -99,7 +99,11 @@ def _write_recovered(result, directory: Path, *, yes: bool, dry_run: bool) -> st
         target = directory / state_filename(result.state.stamp, "recovered")
         raise ApprovalDeclined(f"--json never asks, so nothing was written to {target}: pass --yes to write "
                                "or --dry-run to preview")
-    return str(write_state(directory, result.text, stamp=result.state.stamp, kind="recovered"))
+    written = str(write_state(directory, result.text, stamp=result.state.stamp, kind="recovered"))
+    from pipeline.llm import ledger
+
+    ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
+    return written
 
 
 def _recovery_fields(result) -> dict:

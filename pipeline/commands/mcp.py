@@ -20,8 +20,10 @@ def mcp(directory: Path, context_path: Path) -> None:
 
     Tools: state (the state file resume would use, as text and JSON), decisions (search the Decision Log entries
     of the state files and CONTEXT.md decisions by words, newest first), recover (recover a state file from a
-    transcript path; a dry run unless approve is true).  Every output passes the redaction mask.  Add it to a
-    harness, e.g. `claude mcp add duck-tape -- duck-tape mcp`.
+    transcript path; a dry run unless approve is true), and for the agent to recover the state itself when you ask
+    it (the duck-tape resume command): raw_material (the compacted session, masked, paged newest first) and
+    save_state (checks every quote, names what it rejects, writes <stamp>-recovered.state.md).  Every output
+    passes the redaction mask.  Add it to a harness, e.g. `claude mcp add duck-tape -- duck-tape mcp`.
     """
     try:
         from pipeline.serve.mcp import run

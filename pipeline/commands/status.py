@@ -88,6 +88,20 @@ def _text(report: dict) -> str:
     reach = {True: "reachable", False: "NOT reachable", None: "not checked"}[engine["reachable"]]
     model = f", model {engine['model']}" if engine["model"] else ""
     lines.append(f"Engine: {engine['effective']} (asked: {engine['requested']}){model}: {reach} ({engine['detail']})")
+    refine = report["refine"]
+    lines.append(f"Background refinement: {'on, with ' + str(refine['model']) if refine['on'] else 'off'}")
+    usage = report["llm_usage"]
+    if usage:
+        by = ", ".join(f"{action} {tokens:,}" for action, tokens in usage["by_action"].items())
+        lines.append(f"Model tokens spent here: {usage['tokens']:,} in {usage['runs']} run(s) since {usage['since']} "
+                     f"({by})")
+        for label, item in (("last refinement", usage["last_refine"]), ("last run", usage["last"])):
+            if item is None or (label == "last run" and item is usage["last_refine"]):
+                continue
+            seconds = f", {item['seconds']} s" if item.get("seconds") is not None else ""
+            why = f": {item['note']}" if item.get("note") and item.get("outcome") != "written" else ""
+            lines.append(f"  {label}: {item['time']} {item['action']} with {item['model']}, {item['tokens']:,} "
+                         f"tokens{seconds}, {item['outcome']}{why}")
     lines += _config_lines(report["config"])
     for line in report["warnings"]:
         lines.append(f"note: {line}")

@@ -331,6 +331,11 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, ma
             err.write(safe(line) + "\n")
         if result.written and result.state_path is not None:
             said = f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "")
+            from pipeline.refine.spawn import after_checkpoint  # issue 25: opt-in, detached, never waited for
+
+            started = after_checkpoint(store, result.state_path, result.transcript)
+            if started:
+                err.write(started + "\n")
         elif result.marker_path is not None:
             said = f"Wrote {result.marker_path} (marker only)"
         said = safe(said)
