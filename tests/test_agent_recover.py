@@ -203,12 +203,13 @@ def test_agent_clis_work_without_the_llm_extra(fake_agents, tmp_path):
 def test_resume_run_by_an_agent_recovers_with_the_cli_once_and_records_the_tokens(fake_agents, tmp_path, capsys,
                                                                                   monkeypatch):
     from pipeline.llm import ledger
-    from pipeline.state.marker import Marker, write_marker
+    from pipeline.state.marker import Marker
+    from store_kit import mark_as_store
 
     path = write_session(tmp_path)
     store = tmp_path / ".duck-tape"
     store.mkdir()
-    write_marker(store, Marker("2026-09-01T10:07:00Z", str(tmp_path), None, str(path), "sess-9"))
+    mark_as_store(store, Marker("2026-09-01T10:07:00Z", str(tmp_path), None, str(path), "sess-9"))
     monkeypatch.chdir(tmp_path)
     fake_agents.script({"answer": good_findings(load(path))}, {"answer": good_woven()})
     assert main(["resume", "--model", "agent:gemini"]) == 0

@@ -137,9 +137,11 @@ def test_recover_merge_done_when(capsys, workspace, monkeypatch):
     assert written == str(Path(".duck-tape") / "2026-03-10-1000-recovered.state.md")
     changelog = out.split("\nChangelog:\n")[1].splitlines()
     assert changelog[0] == "- Added: Goals TODO(scaffold)"
-    # 16: the lasting decisions, the user's two rules, one debt, three scaffold lines and the Notes block that holds
-    # the durable facts (DESIGN.md "Translation (rigid map)", revised 2026-12-04)
+    # 16: nine lasting decisions (the Lua script over MULTI/EXEC, chosen with its reason, among them), the user's two
+    # rules, one debt, three scaffold lines and the Notes block that holds the durable facts (DESIGN.md "Translation
+    # (rigid map)", revised 2026-12-04)
     assert changelog[-1] == "- Added: Notes 2026-03-10 10:00" and len(changelog) == 16
+    assert "- Added: Decisions lua-script" in changelog and "- Added: Decisions multi-exec" in changelog
     context = (workspace / "CONTEXT.md").read_text()
     for secret in TRUTH["secrets"]:
         assert secret not in context

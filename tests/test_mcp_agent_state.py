@@ -9,7 +9,8 @@ import pytest
 
 from llm_helpers import INJECTION, SECRETS, good_findings, good_woven, load, write_session
 from pipeline.serve import agent_state
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
+from store_kit import mark_as_store
 from pipeline.state.parse import parse
 
 pytest.importorskip("mcp")
@@ -23,7 +24,7 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     store = project / ".duck-tape"
     store.mkdir(parents=True)
     path = write_session(project)
-    write_marker(store, Marker("2026-09-01T10:07:00Z", str(project), None, str(path), SESSION_ID))
+    mark_as_store(store, Marker("2026-09-01T10:07:00Z", str(project), None, str(path), SESSION_ID))
     return project, path
 
 

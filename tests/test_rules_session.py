@@ -102,7 +102,7 @@ def test_long_session_weaves_and_validates_without_drops():
 def _corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []
-    files = sorted(p for p in CORPUS.iterdir() if p.suffix in (".jsonl", ".json"))
+    files = sorted(p for p in CORPUS.iterdir() if p.suffix in (".jsonl", ".json") and p.name != "probes.json")
     files += sorted((CORPUS / "claude-code-2.1.89-main").glob("*.jsonl"))
     return files
 

@@ -437,3 +437,50 @@ def test_shell_failure_as_each_harness_prints_it(output, failed):
     from pipeline.transcripts.model import Event
 
     assert tools.failed(Event(index=0, kind="tool_result", text=output)) is failed
+
+
+# --- a measurement against its baseline; a finding's paragraph going on --------------------------------------------
+@pytest.mark.parametrize(
+    "command, output, reading, term",
+    [
+        ("/usr/bin/time -v ./bin/import --all", "\tMaximum resident set size (kbytes): 48213",
+         "Resident memory is 48 MB now, down from 2.3 GB before streaming.", "48 MB"),
+        ("hyperfine 'node build.js'", "Time (mean ± σ):      3.214 s ±  0.051 s",
+         "构建耗时 3.2 s，之前是 11 s。", "3.2 s"),
+        ("wrk -t4 -c64 -d30s http://localhost:8080/search", "Requests/sec:   1873.44",
+         "검색은 이제 1873 req/s를 처리합니다 (이전 410 req/s).", "1873"),
+    ],
+)
+def test_a_measurement_against_its_baseline_is_a_fact(command, output, reading, term):
+    b = B()
+    b.user("make the import use less memory")
+    b.bash(command, output)
+    b.asst(reading + " Next the report.")
+    b.edit("/home/dev/app/report.py")
+    assert any(term in f for f in _facts(b))
+
+
+def test_a_single_number_read_off_a_result_is_no_measurement():
+    b = B()
+    b.user("check the import")
+    b.bash("wc -l data/rows.csv", "120000 data/rows.csv")
+    b.asst("The file has 120000 rows. Next the report.")
+    b.edit("/home/dev/app/report.py")
+    assert not any("120000" in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("second, kept", [
+    ("The refund test builds a partial refund in `EUR` from that file and looks the rate up by key.", True),
+    ("It might also break the partial refund in `EUR` for the nightly export.", False),  # a guess
+    ("Der Refund-Test baut eine Teilerstattung in `EUR` aus dieser Datei.", True),
+])
+def test_the_next_sentence_of_a_finding_goes_with_it_unless_it_guesses(second, kept):
+    b = B()
+    b.user("why do the refund numbers look off?")
+    b.bash("git log -p -1 -- fixtures/rates.json", "commit 9f2c1e0\n-EUR,0.92\n USD,1.00")  # an ordinary result
+    b.asst("The last commit dropped the EUR row from fixtures/rates.json because the cleanup keeps only currencies "
+           "seen this month. " + second + "\n\nI'll restore the row.")
+    b.edit("/home/dev/shop/fixtures/rates.json")
+    facts = _facts(b)
+    assert any("dropped the EUR row" in f for f in facts)
+    assert any("partial refund in `EUR`" in f or "Teilerstattung" in f for f in facts) is kept

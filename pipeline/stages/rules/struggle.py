@@ -13,7 +13,9 @@ agent's explanation → a changed call that succeeds (the error line and the fix
   grammar words) says it is a finding rather than a status line.  After an ordinary (not failed) result a
   sentence counts only when it speaks of that result (names one of its distinctive tokens, or shares two of its
   words) and either limits or explains (those words) or the agent acted on it: the agent reading what it saw,
-  not describing its own plan.  A sentence that names nothing but shares a word with an unflagged error line
+  not describing its own plan; or when it reports a measurement against its baseline (two quantities, one read
+  off the result: "Peak RSS is 61 MB (it was about 1.8 GB)"), or is the next sentence, no guess, of a diagnosis's
+  paragraph (a finding naming a cause goes on: "The burst test sets a refill of 0.01 tokens/s …").  A sentence that names nothing but shares a word with an unflagged error line
   ("I see the binary was busy.") is led by that line.
 * **Anomaly** — the unflagged error line itself: "`<command>` printed: <line>" (a flagged failure is
   ``trials``' to state).
@@ -276,6 +278,29 @@ def _heading_line(text: str, a: int, b: int) -> bool:
     return line.startswith("#") or (line.startswith("**") and line.endswith("**") and line.count("**") == 2)
 
 
+#: a quantity: a number with a unit of size, time, rate or ratio ("61 MB", "1.8 GB", "6.9s", "40 req/s", "3x", "12%")
+_QUANTITY = lazy_re(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?(?:(?:[kKMGT]i?B|bytes?|[mµnu]?s|secs?|seconds?|min(?:utes?)?|h(?:ours?)?|x|"
+    r"[A-Za-z]*/s|rps|qps|fps|ops|tokens?|rows?)(?![A-Za-z])|%|×|秒|毫秒|分钟|초|분|分|倍|배)"
+)  # a unit ends where Latin letters do: "1873 req/s를" in Korean
+
+
+#: a guess anywhere in the sentence ("might be related to", "Wondering if", "可能是", "かもしれない")
+_TENTATIVE = lazy_re(r"\b(?:might|may|could|maybe|perhaps|possibly|probably|wonder(?:ing)?|guess)\b|可能|也许|아마|かも",
+                     re.IGNORECASE)
+
+
+def _measured(sentence: str, result: str) -> bool:
+    """Whether ``sentence`` reports a measurement against a baseline read off ``result``: it names two quantities
+    (the reading and what it was or is compared with: "Peak RSS is 61 MB (it was about 1.8 GB)", "从 41.8s 降到
+    6.9s") and the digits of one of them open a number of the result (61 MB ← "61408 kbytes")."""
+    found = [m.group(1) for m in _QUANTITY.finditer(sentence)]
+    if len(found) < 2:
+        return False
+    numbers = set(re.findall(r"\d+", result))
+    return any(any(n.startswith(q.replace(",", ".").split(".")[0]) for n in numbers) for q in found)
+
+
 def _refers(sentence: str, result: str) -> bool:
     """Whether ``sentence`` speaks of ``result`` (the tool output it follows): it names one of its distinctive
     tokens, or two of its content words occur in it."""
@@ -335,6 +360,7 @@ def _observations(s: Scan) -> list[Candidate]:
             if taken >= MAX_PER_RESULT or j in seen:
                 break
             ev = s.events[j]
+            continued = 0  # where the paragraph of the last finding taken in this message ends
             for a, b in s.spans(j)[:READ_SENTENCES]:
                 sentence = strip_markup(ev.text[a:b])
                 if not _statement(sentence) or _heading_line(ev.text, a, b):
@@ -345,9 +371,11 @@ def _observations(s: Scan) -> list[Candidate]:
                         continue  # names nothing: the agent thinking aloud
                     call = call_of_result.get(at)
                     text = f"`{_shown_cmd(s, call) if call is not None else 'a call'}`: {err} — {sentence}"
-                elif not failed and not (_refers(sentence, seen_text) and (
+                elif not failed and not (continued and a <= continued and not _TENTATIVE.search(sentence)) and not _measured(sentence, seen_text) and not (
+                        _refers(sentence, seen_text) and (
                         FINDING_WORDS.search(sentence) or (acted and _anomalous(sentence, seen_text)))):
-                    continue  # after an ordinary result: a finding about what it showed, or something wrong it acted on
+                    continue  # after an ordinary result: a finding about what it showed, something wrong it acted on,
+                    # a measurement against its baseline, or the next sentence of a finding's paragraph
                 elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence) or (
                         _CLAIM.search(sentence) and not _CAUSE.search(sentence)):
                     continue
@@ -359,6 +387,9 @@ def _observations(s: Scan) -> list[Candidate]:
                 out.append(Candidate(kind, clip(text, LIMIT), j, a, b, "diagnosis" if failed else "observation", prior))
                 seen.add(j)
                 taken += 1
+                if CAUSE_WORDS.search(sentence):  # a diagnosis: its paragraph goes on with the mechanism
+                    end = ev.text.find("\n\n", b)
+                    continued = len(ev.text) if end < 0 else end
                 if taken >= MAX_PER_RESULT:
                     break
     return out
