@@ -34,8 +34,12 @@ _KUBE = guarded_pattern(
 
 #: base64 (standard or URL-safe alphabet) runs short enough to be a wrapped token, not an image or an archive
 _B64_MIN, _B64_MAX = 24, 4096
-#: leftmost-longest runs of the alphabet (no look-around: ``re`` scans a plain class run several times faster)
-_B64_RUN = lazy_pattern(rb"[A-Za-z0-9+/_-]{24,}")
+#: the alphabet as one byte, every other byte as a space: runs of ``_B64_MIN`` or more are found with
+#: ``bytes.find`` of that many alphabet bytes (a skipping search in C, ~10x faster than the ``re`` class run
+#: ``[A-Za-z0-9+/_-]{24,}``, which tries every position of a multi-megabyte text), giving the same runs
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_RUN_MAP = bytes(97 if b in _ALPHABET else 32 for b in range(256))
+_RUN_NEEDLE = b"a" * _B64_MIN
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 
 #: "<password word> <is>" per language (searched in the lower-cased view; the value follows).  ASCII and Latin-1
@@ -117,13 +121,24 @@ def _sentences(text: str, low: bytes, out: Out) -> None:
                 out.append((*span, PRIORITY, "password-in-prose"))
 
 
+def _runs(raw: bytes):
+    """``(start, end)`` of every maximal run of at least ``_B64_MIN`` base64 alphabet bytes in ``raw``, in order."""
+    mapped = raw.translate(_RUN_MAP)
+    at = mapped.find(_RUN_NEEDLE)
+    while at >= 0:
+        end = mapped.find(b" ", at + _B64_MIN)
+        end = len(mapped) if end < 0 else end
+        yield at, end
+        at = mapped.find(_RUN_NEEDLE, end)
+
+
 def _wrapped(text: str, raw: bytes, out: Out) -> None:
     """Base64 runs whose decoded text holds a secret a format rule finds (module docstring)."""
     from binascii import Error as B64Error
     from binascii import a2b_base64
 
-    for m in _B64_RUN().finditer(raw):
-        run = m.group()
+    for start, stop in _runs(raw):
+        run = raw[start:stop]
         if len(run) > _B64_MAX or run.isupper() or run.islower():
             continue  # too long for a wrapped token; one case only (digests, words, names): base64 of text mixes cases
         body = run.replace(b"-", b"+").replace(b"_", b"/")
@@ -136,7 +151,7 @@ def _wrapped(text: str, raw: bytes, out: Out) -> None:
         from pipeline.redact.rules import format_candidates
 
         if format_candidates(decoded.decode("ascii")):
-            end = m.end()
-            while end < len(raw) and end - m.end() < 2 and raw[end] == 61:  # its "=" padding goes with it
+            end = stop
+            while end < len(raw) and end - stop < 2 and raw[end] == 61:  # its "=" padding goes with it
                 end += 1
-            out.append((m.start(), end, PRIORITY, "base64-wrapped-secret"))
+            out.append((start, end, PRIORITY, "base64-wrapped-secret"))
