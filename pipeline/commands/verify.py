@@ -28,7 +28,7 @@ class _Which(click.ParamType):
               help="Check only this compaction (1 = the first in the file) or 'last'; default: every one.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 256 MiB).")
+              help="Size cap in bytes (default: DUCK_TAPE_MAX_TRANSCRIPT_BYTES, else 1 GiB).")
 def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: int | None) -> None:
     """Show what each compaction in TRANSCRIPT kept and lost.
 
@@ -41,21 +41,19 @@ def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: i
     from pipeline.cli import _out
     from pipeline.commands.json_out import begin, emit
     from pipeline.errors import InputError
-    from pipeline.transcripts import read_transcript
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
     from pipeline.verify import render
-    from pipeline.verify.compare import verify as run_verify
+    from pipeline.verify.compare import verify_path as run_verify
 
     if as_json:
         begin("verify")
-    t = read_transcript(transcript, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES))
-    only = None
-    if which == "last":
-        only = sum(e.kind == "compaction" for e in t.events) or None
-    elif which is not None:
-        only = which
+    from pipeline.readprogress import reading
+
+    only = "last" if which == "last" else which
     try:
-        result = run_verify(t, only=only)
+        with reading(transcript, "verify") as update:
+            result = run_verify(transcript, only=only, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
+                                progress=update)
     except ValueError as exc:
         raise InputError(str(exc), path=transcript) from exc
     if as_json:

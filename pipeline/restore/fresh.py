@@ -68,7 +68,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the marker names no "
                            f"transcript to distil{skipped}")
     from pipeline.errors import InputError, StateFileExists
-    from pipeline.hooks.checkpoint import auto_state_text
+    from pipeline.hooks.checkpoint import auto_state_text, remember_reading
     from pipeline.state.store import state_filename
     from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
@@ -88,10 +88,11 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                            f"DUCK_TAPE_MAX_TRANSCRIPT_BYTES={size} raises it); run `duck-tape resume`{skipped}")
     moment = now or datetime.now(timezone.utc)
     read: list = []
+    remember: list = []
     try:
         text, stamp, notes, _ = auto_state_text(marker.transcript, now=moment, max_bytes=cap, trigger=None,
                                                 session_id=owned.session_id, label=LABEL, keep=read,
-                                                store=directory)
+                                                store=directory, remember=remember)
     except Exception as exc:  # any failure of the stages: say so, never hand over another file
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript could "
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
@@ -109,6 +110,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
             notes.append(f"{prefix} could not write the distilled state in {directory}: {' '.join(str(exc).split())}")
             return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
         path = target  # written, rotation failed
+    remember_reading(directory, remember, notes)
     _point_marker(directory, marker, path, notes, prefix)
     return Fresh(path, text=text, distilled=True, notes=notes, transcript=transcript)
 

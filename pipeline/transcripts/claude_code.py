@@ -90,6 +90,7 @@ class _Reader:
         self.report = report
         self.caps = caps
         self.sink = EventSink(meta, report)
+        self.sink.settle = self._settle
         self.calls: dict[str, tuple[str, bool, str | None]] = {}
         self.tasks: list[TodoItem] = []
         self.next_task = 1
@@ -167,6 +168,18 @@ class _Reader:
         transcript = self.sink.finish()
         self._link_events(transcript.events)
         return transcript
+
+    def _settle(self) -> None:
+        """Before a segment is cut (``EventSink``): the pending assistant message is complete, the segment's events
+        are linked, and the uuid links of records before the cut are dropped (memory stays bounded by a segment);
+        a compaction still waiting for its summary gets a new event in the next segment."""
+        self._flush_text()
+        self._link_events(self.sink.events)
+        parent = self.links.get(self.uuid) if self.uuid else None
+        self.links.clear()
+        if self.uuid:
+            self.links[self.uuid] = parent
+        self.boundary = None
 
     def _link_events(self, events: list[Event]) -> None:
         """Set each event's ``parent_uuid`` to its nearest ancestor record that produced an event."""

@@ -144,9 +144,13 @@ class ReadReport:
     ``ignored``: reason -> count of known records deliberately not turned into events (noise such as Copilot
     ``report_intent`` calls, sub-agent-internal messages, ``abort`` markers); unlike ``unknown_types`` these
     are understood, just not part of the main thread.
-    ``window``: the lines a JSONL read left out by its byte window (``records.read_window``) as ``(first line,
-    last line, bytes)``, or None when the whole file was read.  ``unread``: the messages the rules engine's
-    reading window took out (``stages.rules.scan.windowed``): ``(count, characters, first line, last line)``.
+    Positions of a JSONL read (``records.iter_jsonl``; issue 23, incremental reads and segments): ``start_at`` is
+    ``(byte offset, lines before it)`` to start the read at (None: the file's start), ``end_at`` the byte offset of a
+    line start to end it at (None: the file's end); ``line_start`` the byte
+    offset of the line being read; ``covered`` and ``lines`` the byte offset and line count up to the last complete
+    line once the file was read to its end (None before).  Offsets count after a leading BOM.  ``segmenter``: the
+    ``segments.Segmenter`` that cuts the events of a read into segments as they come (None: one transcript);
+    ``format``: the format detected (set before the reader starts).
     """
 
     records: int = 0
@@ -155,8 +159,13 @@ class ReadReport:
     unknown_types: Counter = field(default_factory=Counter)
     capped_fields: int = 0
     ignored: Counter = field(default_factory=Counter)
-    window: tuple[int, int, int] | None = None
-    unread: tuple[int, int, int, int] | None = None
+    start_at: tuple[int, int] | None = None
+    end_at: int | None = None
+    line_start: int = 0
+    covered: int | None = None
+    lines: int | None = None
+    segmenter: object | None = None
+    format: str | None = None
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""
@@ -166,10 +175,6 @@ class ReadReport:
                 shown = ", ".join(str(n) for n in lines[:10])
                 more = f" (+{len(lines) - 10} more)" if len(lines) > 10 else ""
                 parts.append(f"{label} {len(lines)} record(s) at line(s) {shown}{more}")
-        if self.window:
-            first, last, nbytes = self.window
-            parts.append(f"read its start and its end: lines {first:,}-{last:,} ({nbytes / 1e6:.1f} MB) in between "
-                         "were not read (DUCK_TAPE_READ_WINDOW=0 reads every line)")
         if not parts:
             return None
         return f"duck-tape: warning: {path}: " + "; ".join(parts)
