@@ -41,6 +41,8 @@ DEFAULT_BUDGET = 5.0
 """Seconds a hook's first look at a session may spend reading it (``DUCK_TAPE_HOOK_BUDGET``; 0: no limit)."""
 HEAD_SHARE = 0.7
 TAIL_MARGIN = 0.8
+MIN_TAIL_BYTES = 1_000_000
+"""A first look reads at least this much of the end, whatever its budget says: the newest work is the point."""
 PREFIX = "duck-tape: checkpoint:"
 _SEED_FIELDS = ("kind", "text", "timestamp", "line", "agent", "session_id")
 
@@ -248,7 +250,8 @@ def _first_look(run: _Run) -> Reading:
         spent = time.perf_counter() - run.started
         rate = (head.end_offset or 0) / spent if spent > 0 else 0.0
         left = max(0.0, (run.deadline or 0) - time.perf_counter())
-        start = _line_start_after(run.path, max(head.end_offset or 0, int(size - rate * left * TAIL_MARGIN)))
+        tail_bytes = max(MIN_TAIL_BYTES, int(rate * left * TAIL_MARGIN))
+        start = _line_start_after(run.path, max(head.end_offset or 0, size - tail_bytes))
         carried = [*head.carried]
         if start <= (head.end_offset or 0):  # the rest fits after all: read on without a gap
             more = run.read(start_at=(head.end_offset, head.end_line), seeds=carried,

@@ -18,7 +18,7 @@ been read whole:
 * **Position**: Current from the newest part (the older one's when the newer has none, unless the newer part did
   it); Done: the older items then the newer ones (an item done again moves to its newest place), the newest
   ``MAX_DONE``; Remaining: the newer part's items first (next first), then the older part's still open — not done
-  later (the same item, or one whose words a newer Done item or Current starts with or holds: "Tests for
+  in either part (the same item, or one whose words a newer Done item or Current starts with or holds: "Tests for
   pagination" is done by "Tests for pagination and the legacy array response"), not listed again, not a question
   the older part ended on (``Waiting for the user: …``, ``rules.position``: the newer part starts with the user's
   next prompt), not one the older part took from a compaction summary's pending list (its workflow's ``From the
@@ -159,8 +159,8 @@ def _fold_position(older: Position, newer: Position, pending: list[str] = ()) ->
     current = newer.current
     if not current and older.current and key(older.current) not in new_done:
         current = older.current
-    taken = {key(r) for r in newer.remaining} | new_done
-    later = [key(d) for d in newer.done]
+    later = [key(d) for d in (*older.done, *newer.done)]
+    taken = {key(r) for r in newer.remaining} | set(later)
     if current:
         taken.add(key(current))
         later.append(key(current))
