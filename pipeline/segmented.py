@@ -23,7 +23,7 @@ from datetime import datetime
 
 from pipeline.state.model import AgentState, Evidence
 from pipeline.transcripts.model import Event, ReadReport, TranscriptMeta
-from pipeline.transcripts.segments import DEFAULT_POLICY, Policy, Segment, StopStream, message_chars, stream
+from pipeline.transcripts.segments import Policy, Segment, StopStream, message_chars, stream
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ class Distiller:
 
 
 def distil_stream(path: str, *, max_bytes: int, action: str, kind: str, now: datetime, trigger: str | None,
-                  session_id: str | None = None, cwd: str | None = None, policy: Policy = DEFAULT_POLICY,
+                  session_id: str | None = None, cwd: str | None = None, policy: Policy | None = None,
                   start_at: tuple[int, int] | None = None, seeds: list[Event] = (), base: int = 0,
                   seed_index: list[int] = (), previous: AgentState | None = None,
                   stop: Callable[[Folded, Segment], bool] | None = None,

@@ -31,6 +31,14 @@ SIZE = 400_000
 T0 = datetime(2026, 9, 20, 10, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture(autouse=True)
+def small_segments(monkeypatch):
+    """Segments of this small session as many as a big one has (the default holds 200,000 message characters)."""
+    from pipeline.transcripts import segments
+
+    monkeypatch.setattr(segments, "DEFAULT_POLICY", segments.Policy(message_chars=3_000))
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> tuple[Path, dict]:
     path = tmp_path_factory.mktemp("long") / "long.jsonl"

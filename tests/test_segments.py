@@ -119,3 +119,17 @@ def test_end_at_ends_a_read_before_a_line(tmp_path):
     report = ReadReport(start_at=(9, 1), end_at=27)
     assert [n for n, _ in iter_jsonl(str(path), report)] == [2, 3]
     assert (report.covered, report.lines) == (27, 3)
+
+
+def test_a_prompt_said_again_counts_once_toward_a_full_segment(tmp_path):
+    def session(prompts):
+        cc = CC("seg-3333-4444")
+        for text in prompts:
+            cc.user(text)
+            cc.asst("ok")
+        return cc.write(tmp_path / f"{len(set(prompts))}.jsonl")
+
+    policy = Policy(prompts=3, min_events=0)
+    same, _ = _segments(session(["continue"] * 12), policy)
+    different, _ = _segments(session([f"task number {n}" for n in range(12)]), policy)
+    assert len(same) == 1 and len(different) == 4

@@ -10,9 +10,9 @@ turn is never split and a byte offset is a line start):
 
 * at every **compaction** (the harness's own boundary: the context started again there), once the segment holds an
   event of its own;
-* else when it is **full** (``Policy``): ``prompts`` user prompts once it holds ``min_events`` events (the rules
-  engine keeps the newest 12 tasks of a read: a segment holds no more prompts than that unless they come so thick
-  that a segment would be a few turns long, which costs more per event), ``message_chars`` characters of messages
+* else when it is **full** (``Policy``): ``prompts`` different user prompts once it holds ``min_events`` events (the
+  rules engine keeps the newest 12 tasks of a read, and a prompt said again is one task: a segment holds no more
+  than that unless they come so thick that a segment would be a few turns long, which costs more per event), ``message_chars`` characters of messages
   (prompts, main-thread answers, sub-agent results, summaries: the text the sentence rules read), ``text_chars``
   characters of all event text, ``events`` events, or ``bytes`` bytes of a JSONL file.
 
@@ -130,6 +130,7 @@ class Segmenter:
     def _reset(self) -> None:
         self.checked = len(self.seeds)
         self.prompts = 0
+        self.said: set[str] = set()
         self.messages = 0
         self.text = 0
 
@@ -142,7 +143,10 @@ class Segmenter:
             size = len(e.text)
             self.text += size
             if e.kind == "user_prompt":
-                self.prompts += 1
+                said = " ".join(e.text.split()).lower()
+                if said not in self.said:
+                    self.said.add(said)
+                    self.prompts += 1
                 self.messages += size
             elif e.kind in _MESSAGE_KINDS or (e.kind == "assistant_text" and e.agent is None):
                 self.messages += size
@@ -210,7 +214,7 @@ class Streamed:
     offsets: bool
 
 
-def stream(path: str, consume: Callable[[Segment], None], *, max_bytes: int, policy: Policy = DEFAULT_POLICY,
+def stream(path: str, consume: Callable[[Segment], None], *, max_bytes: int, policy: Policy | None = None,
            start_at: tuple[int, int] | None = None, trusted_root: str | None = None, session: str | None = None,
            warn: bool = True, base: int = 0, seeds: list[Event] = (), seed_index: list[int] = (),
            end_at: int | None = None) -> Streamed:
@@ -231,7 +235,7 @@ def stream(path: str, consume: Callable[[Segment], None], *, max_bytes: int, pol
         count[0] += 1
         consume(segment)
 
-    segmenter = Segmenter(emit, report, policy, base=base, seeds=seeds, seed_index=seed_index)
+    segmenter = Segmenter(emit, report, policy or DEFAULT_POLICY, base=base, seeds=seeds, seed_index=seed_index)
     report.segmenter = segmenter
     try:
         transcript = read_transcript(path, max_bytes=max_bytes, trusted_root=trusted_root, warn=warn, session=session,
