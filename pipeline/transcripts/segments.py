@@ -139,7 +139,7 @@ class Segmenter:
         own = len(events) - len(self.seeds)
         if own <= 0 or (line and events[-1].line == line):
             return False  # nothing of its own yet, or the new event's line made events already: no line start here
-        for e in events[self.checked:]:
+        for e in events[self.checked:-1]:  # the last one may still be filling (a Claude Code answer being joined)
             size = len(e.text)
             self.text += size
             if e.kind == "user_prompt":
@@ -150,7 +150,7 @@ class Segmenter:
                 self.messages += size
             elif e.kind in _MESSAGE_KINDS or (e.kind == "assistant_text" and e.agent is None):
                 self.messages += size
-        self.checked = len(events)
+        self.checked = max(self.checked, len(events) - 1)
         self.kind = kind
         if kind == "compaction":
             return True
