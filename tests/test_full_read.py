@@ -102,26 +102,28 @@ def test_checkpoints_of_a_growing_session_read_on_and_keep_the_middle(session, t
     assert record is not None and record.end == path.stat().st_size and record.gap is None
 
 
-def test_a_rewritten_transcript_is_read_whole_again(session, tmp_path):
-    src, _ = session
+def _read_twice(src: Path, tmp_path: Path, between) -> list[str]:
+    """Checkpoint half of ``src``, run ``between(path)``, checkpoint again; the second checkpoint's messages."""
     path, store = tmp_path / "t.jsonl", tmp_path / ".duck-tape"
     _grow(src, path, 0.5)
     run_checkpoint(_hook(path, tmp_path), store=store, now=T0)
-    data = bytearray(path.read_bytes())
-    data[200:206] = b"XXXXXX" if data[200:206] != b"XXXXXX" else b"YYYYYY"
-    path.write_bytes(bytes(data))
-    second = run_checkpoint(_hook(path, tmp_path), store=store, now=T0 + timedelta(minutes=1))
-    assert any("reading the whole transcript again: its content changed" in m for m in second.messages)
+    between(path)
+    return run_checkpoint(_hook(path, tmp_path), store=store, now=T0 + timedelta(minutes=1)).messages
+
+
+def test_a_rewritten_transcript_is_read_whole_again(session, tmp_path):
+    def rewrite(path: Path) -> None:
+        data = bytearray(path.read_bytes())
+        data[200:206] = b"XXXXXX" if data[200:206] != b"XXXXXX" else b"YYYYYY"
+        path.write_bytes(bytes(data))
+
+    messages = _read_twice(session[0], tmp_path, rewrite)
+    assert any("reading the whole transcript again: its content changed" in m for m in messages)
 
 
 def test_a_changed_engine_reads_the_whole_transcript_again(session, tmp_path, monkeypatch):
-    src, _ = session
-    path, store = tmp_path / "t.jsonl", tmp_path / ".duck-tape"
-    _grow(src, path, 0.5)
-    run_checkpoint(_hook(path, tmp_path), store=store, now=T0)
-    monkeypatch.setattr(cursor, "_engine", "another-engine")
-    second = run_checkpoint(_hook(path, tmp_path), store=store, now=T0 + timedelta(minutes=1))
-    assert any("the engine changed since" in m for m in second.messages)
+    messages = _read_twice(session[0], tmp_path, lambda _path: monkeypatch.setattr(cursor, "_engine", "another"))
+    assert any("the engine changed since" in m for m in messages)
 
 
 def test_a_first_look_under_a_budget_names_the_gap_and_the_next_checkpoint_reads_it(session, tmp_path, monkeypatch):

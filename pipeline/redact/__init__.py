@@ -162,11 +162,15 @@ def _library_scan(text: str) -> list[tuple[int, int, int, str]] | None:
 
 def _library_hits(text: str, project: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
     """The library's candidates in ``text`` that overlap none of the ``project`` rule candidates."""
+    hits = _library_scan(text)
+    return outside(hits, project) if hits else []
+
+
+def outside(hits: list[tuple[int, int, int, str]], project: list[tuple[int, int, int, str]]
+            ) -> list[tuple[int, int, int, str]]:
+    """The candidates of ``hits`` that overlap none of the ``project`` candidates (a project finding stands)."""
     from bisect import bisect_left  # deferred with the library: only deep scans get here
 
-    hits = _library_scan(text)
-    if not hits:
-        return []
     taken: list[list[int]] = []  # disjoint, sorted [start, end] spans covered by project hits
     for start, end, _, _ in sorted(project):
         if taken and start < taken[-1][1]:

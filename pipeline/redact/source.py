@@ -105,7 +105,7 @@ def _library_hits_of(joined: str, starts: list[int], uniq: list[str], picked: li
     """The scanner library's candidates for the texts ``picked`` (indexes into ``uniq``, whose offsets in ``joined``
     are ``starts``), scanned as one text of their own and mapped back to ``joined`` offsets, minus those a
     ``project`` candidate overlaps (``pipeline.redact._library_hits``)."""
-    from pipeline.redact import _library_hits
+    from pipeline.redact import _library_hits, outside
 
     if len(picked) == len(uniq):
         return _library_hits(joined, project)
@@ -115,7 +115,7 @@ def _library_hits_of(joined: str, starts: list[int], uniq: list[str], picked: li
     hits = _library_hits(part, [])
     if not hits:
         return []
-    from bisect import bisect_left, bisect_right
+    from bisect import bisect_right
 
     offsets, pos = [], 0
     for k in picked:
@@ -128,19 +128,7 @@ def _library_hits_of(joined: str, starts: list[int], uniq: list[str], picked: li
         stop = min(end - offsets[n], len(uniq[k]))
         if stop > start - offsets[n]:
             mapped.append((starts[k] + start - offsets[n], starts[k] + stop, priority, kind))
-    taken: list[list[int]] = []  # disjoint, sorted spans covered by project candidates
-    for start, end, _, _ in sorted(project):
-        if taken and start < taken[-1][1]:
-            taken[-1][1] = max(taken[-1][1], end)
-        else:
-            taken.append([start, end])
-    firsts = [lo for lo, _ in taken]
-    keep = []
-    for hit in mapped:
-        i = bisect_left(firsts, hit[1])  # taken[:i] start before the hit ends
-        if i == 0 or taken[i - 1][1] <= hit[0]:
-            keep.append(hit)
-    return keep
+    return outside(mapped, project)
 
 
 SEEN_MAX = 200_000
