@@ -40,7 +40,7 @@ def reading(path: str, label: str, *, force: bool = False) -> Iterator[Callable[
                                TransferSpeedColumn)
 
     bar = Progress(TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
-                   console=Console(file=sys.stderr), transient=True)
+                   console=Console(file=sys.stderr, force_terminal=True if force else None), transient=True)
     task = bar.add_task(label, total=size or None)
 
     def update(done: int | None) -> None:

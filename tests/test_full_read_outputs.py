@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.redact import LIBRARY_CHUNK, library_pieces, scan
+from pipeline.redact import LIBRARY_CHUNK, library_pieces
 from pipeline.redact.source import compact, mask_texts, merge
 from pipeline.stages import extract
 from pipeline.transcripts import read_transcript
-from pipeline.transcripts.segments import Policy
 from pipeline.redact.source import mask_transcript
 from pipeline.verify import render
 from pipeline.verify.compare import verify, verify_path
@@ -76,3 +75,18 @@ def test_the_library_reads_a_long_text_in_overlapping_pieces_and_a_key_cut_by_on
     assert all(b[0] < a[1] and text[b[0] - 1] == "\n" for a, b in zip(spans, spans[1:]))
     assert start < spans[0][1] < end  # the first piece ends inside the key block
     assert any(a <= start and end <= b for a, b in spans)  # the next one holds it whole
+
+
+def test_the_progress_bar_shows_only_on_a_terminal_for_a_long_read(tmp_path, capsys):
+    from pipeline.readprogress import MIN_BYTES, reading
+
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b"{}\n" * 10)
+    with reading(str(small), "reading") as update:  # off a terminal (pytest captures stderr): no bar
+        update(10)
+    assert capsys.readouterr().err == ""
+    with reading(str(small), "reading", force=True) as update:
+        update(15)
+        update(None)
+    assert "reading" in capsys.readouterr().err
+    assert MIN_BYTES >= 10_000_000  # a read that short finishes before a bar would help
