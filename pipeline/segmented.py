@@ -43,7 +43,8 @@ class Folded:
     has resumable offsets; ``format``: the format read; ``carried``: the masked events the next segment (or the
     next checkpoint's first one) starts with (``segments._carried``), and ``carried_index`` their indexes;
     ``last_compaction``: the newest compaction event read (masked), for the restore's summary delta; ``seconds``:
-    wall time of the read; ``head_time``: the time of the first segment's opening request.
+    wall time of the read; ``head_time``: the time of the first segment's opening request; ``carry``: what the
+    reader kept as of the last segment's end (``ReadReport.carry``), for a read that goes on from there.
     """
 
     state: AgentState | None = None
@@ -67,6 +68,7 @@ class Folded:
     last_compaction: Event | None = None
     seconds: float = 0.0
     head_time: str | None = None
+    carry: dict = field(default_factory=dict)
 
     @property
     def source(self) -> "SourceMask":
@@ -252,6 +254,7 @@ class Distiller:
         f.carried_index = [number(i) for i in carried]
         f.meta = transcript.meta
         f.report = transcript.report
+        f.carry = dict(transcript.report.carry)
         f.end_offset, f.end_line = segment.end_offset, segment.end_line
         if self.progress is not None:
             self.progress(f, segment)
@@ -265,13 +268,15 @@ def distil_stream(path: str, *, max_bytes: int, action: str, kind: str, now: dat
                   seed_index: list[int] = (), previous: AgentState | None = None,
                   stop: Callable[[Folded, Segment], bool] | None = None,
                   progress: Callable[[Folded, Segment], None] | None = None, warn: bool = True,
-                  session: str | None = None, end_at: int | None = None, prepare: Callable | None = None) -> Folded:
+                  session: str | None = None, end_at: int | None = None, prepare: Callable | None = None,
+                  carry: dict | None = None) -> Folded:
     """Read ``path`` segment by segment with the rules engine and fold the parts (module docstring).
 
     ``start_at``: ``(byte offset, lines before it)`` to read on from (an append-only JSONL file; others are read
     whole), with ``seeds`` (the events the last read carried over, ``Folded.carried``; their whole-transcript indexes
     ``seed_index``) and ``base`` (the whole-transcript index of the first event read) and the ``previous`` state to
-    fold onto; ``end_at``: a line start to end the read at.  ``stop``/``progress``/``prepare``: see ``Distiller``.  Raises ``InputError`` for unreadable input (as
+    fold onto, and ``carry``, what the reader kept where it stopped (``Folded.carry``); ``end_at``: a line start to
+    end the read at.  ``stop``/``progress``/``prepare``: see ``Distiller``.  Raises ``InputError`` for unreadable input (as
     ``read_transcript``), ``ValidationFailed`` when a segment's state cannot be rendered.
     """
     started = time.perf_counter()
@@ -280,7 +285,7 @@ def distil_stream(path: str, *, max_bytes: int, action: str, kind: str, now: dat
                           base=base if start_at else 0, seed_index=list(seed_index) if start_at else [])
     result = stream(path, distiller, max_bytes=max_bytes, policy=policy, start_at=start_at, warn=warn,
                     session=session, seeds=list(seeds) if start_at else [], base=base if start_at else 0,
-                    seed_index=list(seed_index) if start_at else [], end_at=end_at)
+                    seed_index=list(seed_index) if start_at else [], end_at=end_at, carry=carry)
     folded = distiller.folded
     folded.stopped = result.stopped
     folded.offsets = result.offsets

@@ -147,3 +147,35 @@ def test_a_first_look_under_a_budget_names_the_gap_and_the_next_checkpoint_reads
     _keeps_the_plants(second.state_path.read_text(), truth)
     assert not any(line.startswith("Read the middle") for line in parse(second.state_path.read_text()).rederivation)
     assert cursor.load(store, str(path)).gap is None
+
+
+def _task_session(cc, n_round: int) -> None:
+    cc.asst(f"Working on round {n_round} of the audit log.")
+    cc.bash("pytest -q tests/test_audit.py", f"{n_round + 2} passed")
+
+
+def test_a_checkpoint_that_reads_on_knows_the_task_list_created_before(tmp_path, monkeypatch):
+    """Claude Code 2.1.9x updates tasks by id (TaskUpdate {taskId, status}): a read from the middle of the file must
+    start with the list as it stood there (the record keeps it), or the updates of earlier tasks are lost."""
+    from cc_jsonl import CC
+
+    monkeypatch.setenv("DUCK_TAPE_HOOK_BUDGET", "0")
+    cc = CC("7d1c2e90-4b5a-4c3e-8f21-a0b1c2d3e4f5")
+    cc.user("Add an audit log for refunds.")
+    cc.tool("TaskCreate", {"subject": "Write the refund_audit migration"}, "Task #1 created")
+    cc.tool("TaskCreate", {"subject": "Add the audit log tests"}, "Task #2 created")
+    cc.tool("TaskUpdate", {"taskId": "1", "status": "in_progress"}, "Updated task #1")
+    _task_session(cc, 1)
+    path, store = tmp_path / "s.jsonl", tmp_path / ".duck-tape"
+    cc.write(path)
+    run_checkpoint(_hook(path, tmp_path), store=store, now=T0)
+    cc.user("go on")
+    cc.tool("TaskUpdate", {"taskId": "1", "status": "completed"}, "Updated task #1")
+    cc.tool("TaskUpdate", {"taskId": "2", "status": "in_progress"}, "Updated task #2")
+    _task_session(cc, 2)
+    cc.write(path)
+    second = run_checkpoint(_hook(path, tmp_path), store=store, now=T0 + timedelta(minutes=1))
+    assert any("read on from line" in m for m in second.messages)
+    state = parse(second.state_path.read_text())
+    assert "Write the refund_audit migration" in state.position.done
+    assert "Add the audit log tests" in [state.position.current, *state.position.remaining]

@@ -191,7 +191,8 @@ class _Run:
 def _part(folded: "Folded", state_text: str, *, start: int = 0, start_line: int = 0, events: int = 0,
           head_time: str | None = None) -> Part:
     return Part(end=folded.end_offset or 0, lines=folded.end_line or 0, state=state_text, start=start,
-                start_line=start_line, events=events, head_time=head_time, carried=_carried(folded))
+                start_line=start_line, events=events, head_time=head_time, carried=_carried(folded),
+                reader=dict(folded.carry))
 
 
 def _new_cursor(path: str, folded: "Folded", parts: list[Part], session_id: str | None) -> Cursor | None:
@@ -255,7 +256,7 @@ def _first_look(run: _Run) -> Reading:
         carried = [*head.carried]
         if start <= (head.end_offset or 0):  # the rest fits after all: read on without a gap
             more = run.read(start_at=(head.end_offset, head.end_line), seeds=carried,
-                            seed_index=head.carried_index, base=head.events, previous=state)
+                            seed_index=head.carried_index, base=head.events, previous=state, carry=head.carry)
             state = more.state
             parts = [_part(more, "", events=head.events + more.events)]
         else:
@@ -293,13 +294,14 @@ def _read_on(run: _Run, record: Cursor) -> Reading:
     if size > last.end:
         seeds, index = _seeds(last)
         folded = run.read(start_at=(last.end, last.lines), seeds=seeds, seed_index=index,
-                          base=last.events if tail is None else 0, previous=previous)
+                          base=last.events if tail is None else 0, previous=previous, carry=last.reader)
         if folded.end_offset is not None and folded.end_offset >= last.end:
             new_lines = (folded.end_line or last.lines) - last.lines
             run.notes.append(f"{PREFIX} read on from line {last.lines + 1:,}: {new_lines:,} new line(s) "
                              f"({(folded.end_offset - last.end) / 1e6:.1f} MB)")
             last.end, last.lines = folded.end_offset, folded.end_line or last.lines
             last.carried = _carried(folded) or last.carried
+            last.reader = dict(folded.carry)
             if tail is None:
                 last.events += folded.events
             previous = folded.state
@@ -315,15 +317,16 @@ def _read_on(run: _Run, record: Cursor) -> Reading:
                 return run.past()
         seeds, index = _seeds(head)
         more = run.read(start_at=(head.end, head.lines), end_at=tail.start, seeds=seeds, seed_index=index,
-                        base=head.events, previous=head_state, stop=stop)
+                        base=head.events, previous=head_state, stop=stop, carry=head.reader)
         if more.end_offset is not None and more.end_offset > head.end:
             head.end, head.lines = more.end_offset, more.end_line or head.lines
             head.events += more.events
             head.carried = _carried(more) or head.carried
+            head.reader = dict(more.carry)
             head_state = more.state
         if head.end >= tail.start:  # the gap is read: one part again
             head_state = fold(head_state, tail_state, head_time=tail.head_time)
-            head.end, head.lines, head.carried = tail.end, tail.lines, tail.carried
+            head.end, head.lines, head.carried, head.reader = tail.end, tail.lines, tail.carried, tail.reader
             record.parts = [head]
             tail = tail_state = None
             run.notes.append(f"{PREFIX} read the rest of the middle of {run.path}: the whole transcript is read")

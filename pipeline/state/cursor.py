@@ -18,8 +18,9 @@ A record (JSON object, ``Cursor.to_json``):
   time budget left a gap between them (``pipeline.hooks.incremental``): it covers the gap's end to the end read.
   Each part holds where it ends (``end``: byte offset after BOM, ``lines``: lines up to there), its event count
   (``events``) or, for the second, where it starts (``start``, ``start_line``), the time its opening request was
-  made (``head_time``), its folded state (``state``: the state file text, masked as the state file is) and the
-  events a read that goes on starts with (``carried``: masked, see ``segments._carried``).
+  made (``head_time``), its folded state (``state``: the state file text, masked as the state file is), the
+  events a read that goes on starts with (``carried``: masked, see ``segments._carried``) and what the reader keeps
+  for it (``reader``: Claude Code's TaskCreate/TaskUpdate list, ``ReadReport.carry``).
 
 Unreadable, corrupt or foreign records count as none (a full read); nothing here raises for them.
 """
@@ -73,7 +74,8 @@ def engine_version() -> str:
 class Part:
     """A stretch of the transcript read and folded (module docstring): ``[start, end)`` in bytes, lines
     ``start_line``+1 … ``lines``, ``events`` events (the first part: all since the start), the folded ``state``
-    text, the ``carried`` events (dicts of ``Event`` fields) and ``head_time``."""
+    text, the ``carried`` events (dicts of ``Event`` fields), ``head_time`` and what the reader keeps for a read that
+    goes on (``reader``: ``ReadReport.carry``)."""
 
     end: int
     lines: int
@@ -83,6 +85,7 @@ class Part:
     events: int = 0
     head_time: str | None = None
     carried: list[dict] = field(default_factory=list)
+    reader: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -117,7 +120,8 @@ class Cursor:
                 "format": self.format, "engine": self.engine, "inode": self.inode, "device": self.device,
                 "size": self.size, "head_hash": self.head_hash, "end_hash": self.end_hash,
                 "parts": [{"start": p.start, "start_line": p.start_line, "end": p.end, "lines": p.lines,
-                           "events": p.events, "head_time": p.head_time, "state": p.state, "carried": p.carried}
+                           "events": p.events, "head_time": p.head_time, "state": p.state, "carried": p.carried,
+                           "reader": p.reader}
                           for p in self.parts]}
 
     @classmethod
@@ -128,7 +132,8 @@ class Cursor:
                 return None
             parts = [Part(end=int(p["end"]), lines=int(p["lines"]), state=str(p["state"]), start=int(p["start"]),
                           start_line=int(p["start_line"]), events=int(p["events"]), head_time=p.get("head_time"),
-                          carried=[c for c in p.get("carried") or [] if isinstance(c, dict)])
+                          carried=[c for c in p.get("carried") or [] if isinstance(c, dict)],
+                          reader=p["reader"] if isinstance(p.get("reader"), dict) else {})
                      for p in data["parts"]]
             if not 1 <= len(parts) <= 2:
                 return None

@@ -150,7 +150,9 @@ class ReadReport:
     offset of the line being read; ``covered`` and ``lines`` the byte offset and line count up to the last complete
     line once the file was read to its end (None before).  Offsets count after a leading BOM.  ``segmenter``: the
     ``segments.Segmenter`` that cuts the events of a read into segments as they come (None: one transcript);
-    ``format``: the format detected (set before the reader starts).
+    ``format``: the format detected (set before the reader starts).  ``carry``: what a reader keeps across a read that
+    goes on from ``start_at`` (JSON-able; the reader of the format reads it when it starts and writes it at every cut and
+    at its end: Claude Code's TaskCreate/TaskUpdate list).
     """
 
     records: int = 0
@@ -166,6 +168,7 @@ class ReadReport:
     lines: int | None = None
     segmenter: object | None = None
     format: str | None = None
+    carry: dict = field(default_factory=dict)
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""

@@ -217,18 +217,19 @@ class Streamed:
 def stream(path: str, consume: Callable[[Segment], None], *, max_bytes: int, policy: Policy | None = None,
            start_at: tuple[int, int] | None = None, trusted_root: str | None = None, session: str | None = None,
            warn: bool = True, base: int = 0, seeds: list[Event] = (), seed_index: list[int] = (),
-           end_at: int | None = None) -> Streamed:
+           end_at: int | None = None, carry: dict | None = None) -> Streamed:
     """Read ``path`` (``pipeline.transcripts.read_transcript``: the same checks, errors and formats) and hand each
     ``Segment`` to ``consume`` in order, the last one with ``last`` set.  ``start_at``: ``(byte offset, lines
     before it)`` of an append-only JSONL file to start at (a line start; ignored for other formats, which are read
     whole).  ``consume`` raising ``StopStream`` ends the read: the result says ``stopped`` and no last segment is
     handed on.  ``base``, ``seeds``, ``seed_index``: for a read that goes on from ``start_at``, the whole-transcript
     index of its first event, the events it starts with (the last read's ``_carried`` events) and their indexes.
-    Raises what ``read_transcript`` raises (``InputError``) and what ``consume`` raises.
+    ``carry``: the reader's state where that read stopped (``ReadReport.carry``; each segment's report holds it as of
+    the segment's end).  Raises what ``read_transcript`` raises (``InputError``) and what ``consume`` raises.
     """
     from pipeline.transcripts import read_transcript
 
-    report = ReadReport(start_at=start_at, end_at=end_at)
+    report = ReadReport(start_at=start_at, end_at=end_at, carry=dict(carry or {}) if start_at else {})
     count = [0]
 
     def emit(segment: Segment) -> None:
