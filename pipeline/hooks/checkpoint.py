@@ -2,6 +2,9 @@
 
 Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine**, rotate
 the store, and write the marker ``<store>/.last-compact`` with its ``transcript`` field — without asking.
+What it reads of the transcript (issue 23): only what was appended since the last checkpoint of it, folded onto the
+state that one made, and on a first look no more than its time budget allows, the rest named
+(``pipeline.hooks.incremental``; the record in the store: ``pipeline.state.cursor``).
 
 It never fails the hook: every problem (no or stale transcript path, missing file, symlink, over the size
 cap, unknown format, a state file of the same minute already there, an unwritable store…) leaves a
