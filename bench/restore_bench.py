@@ -43,6 +43,10 @@ def make_workspace(root: Path) -> Path:
         subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
         subprocess.run(["git", "-C", str(root), "commit", "-q", "--no-gpg-sign", "-m", f"Change module {n % 12} ({n})"],
                        check=True, env={**env, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
+    from pipeline.state.marker import Marker, write_marker
+    from pipeline.state.session_markers import write_session_marker
+    from pipeline.state.trust import sign_file
+
     store = root / ".duck-tape"
     store.mkdir()
     (store / ".gitignore").write_text("*\n")
@@ -50,27 +54,37 @@ def make_workspace(root: Path) -> Path:
     for n, kind in enumerate(KINDS):
         label = f"2026-03-10-09{n * 5 + 5:02d}" + ("" if kind == "manual" else f"-{kind}")
         text = sources[(n + 1) % len(sources)].read_text(encoding="utf-8")  # the chosen (manual) one: claude-code
-        text = re.sub(r"^Session: \S+", f"Session: {label}", text, count=1, flags=re.M)
+        text = re.sub(r"^Session: \S+ \| Cwd: .*? \| ", f"Session: {label} | Cwd: {root} | ", text, count=1, flags=re.M)
         (store / f"{label}.state.md").write_text(text, encoding="utf-8")
+        sign_file(store, store / f"{label}.state.md")  # issue 22: written by this store, as a checkpoint's are
     # issue 14: restore hands over only a state of the session the marker names (the chosen file's Session-Id)
     session = re.search(r"\| Session-Id: (\S+)", text)
     if session is None:
         raise SystemExit(f"bench: {sources[(n + 1) % len(sources)]} has no Session-Id in its header")
-    (store / ".last-compact").write_text(f"2026-03-10T10:00:05Z | cwd: {root} | session-id: {session.group(1)} | "
-                                         f"latest-state: {label}.state.md\n")
+    marker = Marker("2026-03-10T10:00:05Z", str(root), f"{label}.state.md", None, session.group(1))
+    write_marker(store, marker)
+    write_session_marker(store, marker)  # issue 22: the session's own record, which its SessionStart reads
     return store
 
 
 def restore_times(store: Path, env: dict, repeat: int = 9) -> tuple[float, float, int]:
     """Median wall and CPU seconds (user + system, from ``os.wait4``) of ``duck-tape restore --format claude-code``
-    run from the workspace, and the bytes it printed (checked to be JSON)."""
+    run from the workspace with the SessionStart JSON on stdin, as Claude Code runs it, and the bytes it printed
+    (checked to be JSON)."""
+    from pipeline.state.marker import read_marker
+
+    payload = json.dumps({"session_id": read_marker(store).session_id, "cwd": str(store.parent),
+                          "hook_event_name": "SessionStart", "source": "compact"}).encode()
     walls, cpus, size = [], [], 0
     for n in range(repeat + 1):
         out_path = store.parent / ".bench-out"
         with open(out_path, "wb") as sink:
             start = time.perf_counter()
             proc = subprocess.Popen([str(BIN), "restore", "--dir", str(store), "--format", "claude-code"],
-                                    stdout=sink, stderr=subprocess.DEVNULL, env=env, cwd=store.parent)
+                                    stdin=subprocess.PIPE, stdout=sink, stderr=subprocess.DEVNULL, env=env,
+                                    cwd=store.parent)
+            proc.stdin.write(payload)
+            proc.stdin.close()
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - start
             proc.returncode = status

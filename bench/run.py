@@ -12,6 +12,11 @@ In one run, each part also runnable alone:
   other 5 MB shapes (<= 3x the ordinary one); the batch over 1,000 transcripts and its cached rerun.
 * ``bench/restore_bench.py`` (issue 7): restore after a compaction (< 0.15 s).
 * ``bench/nudge_bench.py`` (issue 17): the after-each-turn nudge on 50 MB (< 0.1 s).
+* ``bench/opencode_db_bench.py`` (issue 22): batch over an opencode.db of 1,000 / 2,000 / 5,000 sessions (linear),
+  and peak memory of a recover whose transcript holds one 300 MB line.
+
+Not run here: ``bench/install_size.py`` (issue 24), the installed size of the default install and the ``[llm]``
+extra, which installs from the package index.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ def main() -> None:
     __import__("hooks_batch").main()  # issues 6 and 11: the pre-compact checkpoint, other shapes, the batch
     __import__("restore_bench").main()  # issue 7: duck-tape restore, the post-compaction hook (< 0.15 s)
     __import__("nudge_bench").main()  # issue 17: duck-tape nudge, the after-each-turn hook (< 0.1 s on 50 MB)
+    __import__("opencode_db_bench").main()  # issue 22: batch over many opencode sessions; one very long line
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ from evals.suite import Case, Probe, Suite
 ROOT = Path(__file__).resolve().parent.parent
 #: ``duck-tape eval --suite real`` names this suite.
 ALIAS = "real"
+#: the second development set (issue 21 §5): ``shared/corpus2`` beside a source checkout, or ``$DUCK_TAPE_CORPUS2``
+ALIAS2 = "real2"
+ALIASES = (ALIAS, ALIAS2)
 
 _SECTIONS = {
     "Approved Workflow": "workflow", "Position.Current": "current", "Position.Done": "done",
@@ -44,10 +47,49 @@ _SECTIONS = {
 _HARNESSES = ("claude-code", "copilot", "opencode", "codex", "gemini")
 
 
+CORPUS_SHAPE = "a corpus probes file: a JSON object {transcript path: [probe objects]}"
+
+
+def alias_path(alias: str) -> Path:
+    """``probes.json`` of a named development set: ``real`` (``default_path``) or ``real2`` (``$DUCK_TAPE_CORPUS2``,
+    else ``shared/corpus2`` beside a source checkout; InputError, exit 2, from an installed copy without it)."""
+    from pipeline.errors import InputError
+
+    if alias == ALIAS:
+        return default_path()
+    folder = os.environ.get("DUCK_TAPE_CORPUS2")
+    if folder:
+        return Path(folder) / "probes.json"
+    if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
+        return ROOT.parent / "shared" / "corpus2" / "probes.json"
+    raise InputError("--suite real2 needs the second real-session corpus: set DUCK_TAPE_CORPUS2 to the folder "
+                     "holding its probes.json (this installed duck-tape has no source checkout beside it)")
+
+
 def default_path() -> Path:
-    """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``../shared/corpus``."""
+    """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``shared/corpus`` beside a source
+    checkout.  An installed copy has no checkout beside it (``ROOT`` is site-packages): InputError (exit 2) saying
+    that ``--suite real`` needs ``DUCK_TAPE_CORPUS`` (issue 24, item 4: it looked under ``lib/python3.11/shared``)."""
+    from pipeline.errors import InputError
+
     folder = os.environ.get("DUCK_TAPE_CORPUS")
-    return (Path(folder) if folder else ROOT.parent / "shared" / "corpus") / "probes.json"
+    if folder:
+        return Path(folder) / "probes.json"
+    if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
+        return ROOT.parent / "shared" / "corpus" / "probes.json"
+    raise InputError("--suite real needs the real-session corpus: set DUCK_TAPE_CORPUS to the folder holding its "
+                     "probes.json (this installed duck-tape has no source checkout beside it)")
+
+
+def _name_of(p: Path) -> str:
+    """The suite name of a corpus file: the alias whose file it is, else ``real:<its folder's name>``."""
+    for alias in ALIASES:
+        try:
+            if alias_path(alias).resolve() == p.resolve():
+                return alias
+        except Exception:  # no such set here (an installed copy): not this one
+            continue
+    return f"{ALIAS}:{p.resolve().parent.name}"
 
 
 def is_corpus_file(path: str | Path) -> bool:
@@ -87,36 +129,55 @@ def _probe(raw: dict, where: str) -> Probe:
     return Probe(kind=kind, terms=raw["all"], status=raw.get("status"), **common)
 
 
-def load(path: str | Path | None = None) -> Suite:
-    """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``real``.
+def _shape_problem(raw: object) -> str | None:
+    """What keeps the parsed JSON ``raw`` from being a probes file, or None (issue 24, item 4: ``--suite
+    package.json`` crashed with AttributeError on its string values)."""
+    if not isinstance(raw, dict):
+        return f"a JSON {type(raw).__name__}"
+    if not raw:
+        return "an empty object"
+    for name, probes in raw.items():
+        if not isinstance(probes, list) or not all(isinstance(p, dict) for p in probes):
+            return f"{name!r} holds a {type(probes).__name__}, not a list of probe objects"
+    return None
+
+
+def load(path: str | Path | None = None, name: str | None = None) -> Suite:
+    """The corpus probe file at ``path`` (default ``default_path()``) as a ``Suite`` named ``name`` (default: the
+    alias whose file it is, ``real`` or ``real2``, else ``real`` for the first set's and ``real:<folder>`` for
+    any other; thresholds are looked up by that name).
 
     Transcript paths are the keys of the file, relative to its folder.  Raises ``pipeline.errors.InputError``
-    (exit 2) naming the file for a missing or unreadable file, bad JSON or a probe of an unknown shape.
+    (exit 2) naming the file for a missing, unreadable or binary file, bad JSON, JSON of another shape or a probe
+    of an unknown shape; with ``path`` None also when there is no corpus to find (``default_path``).
     """
     from pydantic import ValidationError
 
     from pipeline.errors import InputError
 
+    from evals.suite import read_text
+
     p = Path(path) if path is not None else default_path()
+    hint = "" if path is not None else " (set DUCK_TAPE_CORPUS to the folder holding the corpus's probes.json)"
     try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        hint = "" if path is not None else " (set DUCK_TAPE_CORPUS to the folder holding the corpus's probes.json)"
-        raise InputError(f"cannot read the real-session probes: {exc.strerror or exc}{hint}", path=str(p)) from exc
+        raw = json.loads(read_text(p, CORPUS_SHAPE + hint))
     except json.JSONDecodeError as exc:
-        raise InputError(f"bad JSON: {exc.msg}", path=str(p), line=exc.lineno) from exc
-    if not isinstance(raw, dict) or not raw:
-        raise InputError("expected an object {transcript path: [probes]}", path=str(p))
+        raise InputError(f"bad JSON: {exc.msg}; expected {CORPUS_SHAPE}", path=str(p), line=exc.lineno) from exc
+    problem = _shape_problem(raw)
+    if problem:
+        raise InputError(f"{problem}: expected {CORPUS_SHAPE} (a suite is a .yaml file)", path=str(p))
     folder = p.resolve().parent
     cases = []
     try:
-        for name, probes in raw.items():
+        for rel, probes in raw.items():
             cases.append(Case(
-                id=_case_id(name), harness=_harness(name), transcript=str(folder / name),
+                id=_case_id(rel), harness=_harness(rel), transcript=str(folder / rel),
                 failure_mode="real public session, probes written blind before any engine ran",
-                probes=[_probe(pr, f"{p}: {name}") for pr in probes],
+                probes=[_probe(pr, f"{p}: {rel}") for pr in probes],
             ))
-        return Suite(name=ALIAS, version=1, cases=cases,
+        if name is None:
+            name = _name_of(p)
+        return Suite(name=name, version=1, cases=cases,
                      description=f"{sum(len(c.probes) for c in cases)} blind-annotated probes on {len(cases)} real "
                                  f"public transcripts ({p})")
     except (ValueError, KeyError, TypeError, ValidationError) as exc:

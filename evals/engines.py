@@ -83,7 +83,11 @@ def run_summary(path: str, now: datetime) -> EngineOutput:
 
 def _llm_available() -> str | None:
     from evals.llm_replay import availability
+    from pipeline.extras import install_line, missing
 
+    absent = missing()
+    if absent:
+        return f"its optional packages are not installed ({', '.join(absent)}): {install_line()}"
     return availability()
 
 
@@ -103,25 +107,43 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def select(choice: str) -> tuple[list[Engine], list[str]]:
+def _with_model(model: str) -> Engine:
+    """The ``llm`` engine live against ``model`` (``eval --model``)."""
+    from evals.llm_replay import availability
+
+    def run(path: str, now: datetime) -> EngineOutput:
+        from evals.llm_replay import run as run_llm_model
+
+        return run_llm_model(path, now, model)
+
+    return Engine("llm", run, f"the llm engine live with {model}", available=lambda: availability(model))
+
+
+def select(choice: str, *, model: str | None = None) -> tuple[list[Engine], list[str]]:
     """Engines to run for ``--engine choice`` and the notes for those skipped.
 
     ``all`` runs every available engine and notes each unavailable one as ``"<name>: <reason>"``; a single name
-    runs that engine.  Raises ``pipeline.errors.InputError`` (exit 2) for an unknown name or an engine that
-    cannot run.
+    runs that engine.  ``model`` (``--model``) makes the ``llm`` engine run live against that model (a litellm
+    model string or ``agent:<cli>``).  Raises ``pipeline.errors.InputError`` (exit 2) for an unknown name, an
+    engine that cannot run, or a ``model`` with an engine other than llm or all.
     """
     from pipeline.errors import InputError
 
+    registry = dict(REGISTRY)
+    if model:
+        if choice not in ("llm", "all"):
+            raise InputError(f"--model {model} is for the llm engine: pass --engine llm (or all)")
+        registry["llm"] = _with_model(model)
     if choice == "all":
         chosen, notes = [], []
-        for engine in REGISTRY.values():
+        for engine in registry.values():
             why = engine.available()
             if why:
                 notes.append(f"{engine.name}: {why}")
             else:
                 chosen.append(engine)
         return chosen, notes
-    engine = REGISTRY.get(choice)
+    engine = registry.get(choice)
     if engine is None:
         raise InputError(f"unknown engine {choice!r}: choose one of {', '.join([*REGISTRY, 'all'])}")
     why = engine.available()

@@ -88,7 +88,7 @@ def scrub_response(response):
 
 
 def vcr(record_mode: str = "none"):
-    """A ``vcr.VCR`` for eval cassettes (needs the ``dev`` extra: vcrpy)."""
+    """A ``vcr.VCR`` for eval cassettes (needs vcrpy: the ``llm`` extra)."""
     import vcr as vcrpy
 
     return vcrpy.VCR(
@@ -108,39 +108,49 @@ def replay_config(api_base: str = REPLAY_BASE):
     return Config(engine="llm", model=REPLAY_MODEL, api_base=api_base, cache=False, retry_wait=0.0, timeout=30.0)
 
 
-def live_config():
-    """The configured model's config with the llm engine forced, or None when no model is configured."""
+def live_config(model: str | None = None):
+    """The configured model's config (``model``, e.g. ``eval --model agent:claude-code``, in its place when given)
+    with the llm engine forced, or None when no model is configured."""
     from pipeline.config import load
 
-    config = load({"engine": "llm"})
+    config = load({"engine": "llm", "model": model})
     return config if config.model else None
 
 
-def availability() -> str | None:
-    """None when the llm engine can run (a model is configured, or cassettes exist and vcrpy is installed)."""
-    if live_config() is not None:
+def availability(model: str | None = None) -> str | None:
+    """None when the llm engine can run (a model is given or configured, or cassettes exist and vcrpy is
+    installed)."""
+    if live_config(model) is not None:
         return None
     try:
         import vcr  # noqa: F401
     except ImportError:
-        return "no model configured (DUCK_TAPE_MODEL) and vcrpy (dev extra) is not installed to replay cassettes"
+        from pipeline.extras import install_line
+
+        return ("no model configured (DUCK_TAPE_MODEL) and vcrpy is not installed to replay cassettes: "
+                f"{install_line()}")
     if not any(CASSETTE_DIR.glob("*.yaml")):
         return f"no model configured (DUCK_TAPE_MODEL) and no cassettes in {CASSETTE_DIR.relative_to(ROOT)}"
     return None
 
 
-def run(path: str, now: datetime):
-    """Recover ``path`` with the llm engine, live or replayed (see the module docstring); an ``EngineOutput``.
+def run(path: str, now: datetime, model: str | None = None):
+    """Recover ``path`` with the llm engine, live (``model``, else the configured one) or replayed (see the module
+    docstring); an ``EngineOutput``.
 
     Raises RuntimeError (the harness scores the case as failed and keeps the message) when replaying and the
-    transcript has no cassette, or the cassette was not played exactly.
+    transcript has no cassette, or the cassette was not played exactly, and when a live run made no model call
+    (the model unreachable, or every call failed: the row would be the rules engine's under the llm name).
     """
     from evals.engines import EngineOutput
     from pipeline.recovery import recover
 
-    config = live_config()
+    config = live_config(model)
     if config is not None:
         result = recover(path, now=now, mask=True, config=config, action="eval")
+        usage = result.run.usage if result.run is not None else None
+        if usage is None or not (usage.requests or usage.cached):
+            raise RuntimeError(f"no answer from {config.model}: {'; '.join(result.notes) or 'no call was made'}")
         return EngineOutput(result.text, result.state, result.transcript)
     cassette = cassette_for(path)
     if not cassette.is_file():

@@ -93,9 +93,12 @@ def failures(scores: list[EngineScore]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def markdown(scores: list[EngineScore], notes: list[str], suites: list[str]) -> str:
-    """The whole report: suites, skipped engines, the table, then the failing probes."""
+def markdown(scores: list[EngineScore], notes: list[str], suites: list[str], *, model: str | None = None) -> str:
+    """The whole report: suites, the model of the llm row (``eval --model``), skipped engines, the table, then the
+    failing probes."""
     out = [f"Suites: {', '.join(suites)}"]
+    if model:
+        out.append(f"Model of the llm row: {model} (live)")
     out.extend(f"Not run: {n}" for n in notes)
     out += ["", table(scores), ""]
     from evals.summary import comparison
@@ -110,10 +113,12 @@ def markdown(scores: list[EngineScore], notes: list[str], suites: list[str]) -> 
     return "\n".join(out)
 
 
-def as_json(scores: list[EngineScore], notes: list[str], suites: list[str]) -> dict:
-    """The raw scores: per engine its summary and every case with every probe verdict."""
+def as_json(scores: list[EngineScore], notes: list[str], suites: list[str], *, model: str | None = None) -> dict:
+    """The raw scores: per engine its summary and every case with every probe verdict (``model``: the llm row's
+    model when ``eval --model`` named one, else null)."""
     return {
         "suites": suites,
+        "model": model,
         "not_run": notes,
         "engines": [
             {

@@ -3,7 +3,7 @@
 Per case and engine: the engine's state file text is cut into views (``sections``) and every probe checked
 (``score``); decision precision counts Decision Log entries whose evidence quote is found in the cited event
 (``pipeline.stages.validate.grounding_problem``); sizes are the file's UTF-8 bytes and tokens (``pipeline.tokens``,
-offline); the transcript's tokens are those of its events' text (what the agent's context held, without the
+offline; estimated as bytes ÷ 4 where the llm extra's tokenizer is not installed); the transcript's tokens are those of its events' text (what the agent's context held, without the
 JSON envelope); wall time is the engine call alone.  All engines get the same fixed creation time, so outputs
 are reproducible.  An engine that raises on a case scores that case as an empty file, with the error kept.
 """
@@ -43,7 +43,7 @@ def _grounded(out: EngineOutput) -> tuple[int, int]:
 
 
 def _transcript_tokens(out: EngineOutput | None, path: str) -> int:
-    from pipeline.tokens import count_tokens
+    from pipeline.tokens import count_or_estimate as count_tokens  # estimates without the llm extra
 
     transcript = out.transcript if out is not None else None
     if transcript is None:
@@ -59,7 +59,7 @@ def _transcript_tokens(out: EngineOutput | None, path: str) -> int:
 
 def score_case(case: Case, engine: Engine, path: str) -> tuple[CaseScore, EngineOutput | None]:
     """Run ``engine`` on ``path`` and check every probe of ``case``."""
-    from pipeline.tokens import count_tokens
+    from pipeline.tokens import count_or_estimate as count_tokens  # estimates without the llm extra
 
     start = time.perf_counter()
     try:

@@ -168,11 +168,38 @@ class Suite(_Model):
         return self
 
 
+MAX_SUITE_BYTES = 16 * 1024 * 1024
+"""A suite or probe file is a few KB; anything bigger than this is not one (and is not read whole)."""
+
+SUITE_SHAPE = "a suite YAML (a mapping with name, version and cases) or a corpus probes .json"
+
+
+def read_text(path: Path, expected: str) -> str:
+    """The UTF-8 text of the suite file ``path``.  Raises ``pipeline.errors.InputError`` (exit 2) naming the file and
+    ``expected`` (what it should have been) for a missing or unreadable file, a binary or non-UTF-8 file, or one
+    over ``MAX_SUITE_BYTES`` (issue 24, item 4: a binary file crashed ``eval`` with UnicodeDecodeError)."""
+    from pipeline.errors import InputError
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SUITE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read it ({exc.strerror or exc}); expected {expected}", path=str(path)) from exc
+    if len(data) > MAX_SUITE_BYTES:
+        raise InputError(f"over {MAX_SUITE_BYTES // (1024 * 1024)} MiB, so not {expected}", path=str(path))
+    if b"\0" in data:
+        raise InputError(f"a binary file, not {expected}", path=str(path))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start}), so not {expected}", path=str(path)) from exc
+
+
 def load_suite(path: str | Path) -> Suite:
     """Read and validate a suite file.
 
-    Raises ``pipeline.errors.InputError`` (exit 2) naming the file for a missing file, bad YAML or a suite
-    that does not validate (the pydantic message names the field).
+    Raises ``pipeline.errors.InputError`` (exit 2) naming the file for a missing, binary or non-UTF-8 file, bad
+    YAML, YAML that is not a mapping, or a suite that does not validate (the pydantic message names the field).
     """
     import yaml
     from pydantic import ValidationError
@@ -181,13 +208,14 @@ def load_suite(path: str | Path) -> Suite:
 
     p = Path(path)
     try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read suite: {exc.strerror or exc}", path=str(p)) from exc
+        raw = yaml.safe_load(read_text(p, SUITE_SHAPE))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise InputError(f"bad YAML: {getattr(exc, 'problem', exc)}", path=str(p),
+        raise InputError(f"bad YAML: {getattr(exc, 'problem', exc)}; expected {SUITE_SHAPE}", path=str(p),
                          line=(mark.line + 1) if mark else None) from exc
+    if not isinstance(raw, dict):
+        found = "empty" if raw is None else f"a YAML {type(raw).__name__}"
+        raise InputError(f"{found}, not {SUITE_SHAPE}", path=str(p))
     try:
         return Suite.model_validate(raw)
     except ValidationError as exc:

@@ -59,7 +59,9 @@ def run(path: str, now: datetime) -> EngineOutput:
 
 def comparison(scores) -> list[str]:
     """Report lines for a run with the ``summary`` engine: how many cases held no summary, and every other
-    engine's recall on just the cases that did (the like-for-like comparison).  ``[]`` without that engine."""
+    engine's recall on just the cases that did (the like-for-like comparison), then each engine together with the
+    summary (a probe either holds: what the next session has when the harness keeps its summary and the state is
+    handed back, issue 21 §4).  ``[]`` without that engine."""
     by_name = {s.engine: s for s in scores}
     summary = by_name.get("summary")
     if summary is None or not summary.cases:
@@ -69,8 +71,15 @@ def comparison(scores) -> list[str]:
            "(scored as an empty file)."]
     if held:
         cells = []
+        passed: dict[str, set[tuple[str, str]]] = {}
+        total = 0
         for s in scores:
             chosen = [r for c in s.cases if c.case in held for r in c.results if not r.probe.negative]
             cells.append(f"{s.engine} {sum(r.passed for r in chosen)}/{len(chosen)}")
+            passed[s.engine] = {(r.case, r.probe.id) for r in chosen if r.passed}
+            total = len(chosen)
+        for engine in (e for e in passed if e not in ("summary", "baseline")):
+            both = passed[engine] | passed["summary"]
+            cells.append(f"{engine} + summary {len(both)}/{total}")
         out.append(f"On the {len(held)} case(s) with a summary: " + ", ".join(cells) + ".")
     return out

@@ -7,5 +7,5 @@ fi
 if command -v uvx >/dev/null 2>&1 && [ -n "${CLAUDE_PLUGIN_ROOT}" ]; then
   exec uvx --quiet --from "${CLAUDE_PLUGIN_ROOT}" duck-tape "$@"
 fi
-echo "duck-tape: not installed (pip install duck-tape-pipeline, or install uv); nothing saved" >&2
+echo "duck-tape: not installed, so nothing was saved: run  pipx install '${CLAUDE_PLUGIN_ROOT:-/path/to/duck-tape}'  (or install uv)" >&2
 exit 0

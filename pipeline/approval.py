@@ -1,8 +1,9 @@
 """Approval of previewed writes (DESIGN.md "Approval").
 
 Approval words: approve, approved, ok, go ahead, confirm, yes, and sentences that clearly approve
-("yes, write it", "looks good, go ahead").  Not approval: "continue", "next", a bare option letter, a
-negated or hedged answer ("no", "not yet", "don't", "wait").
+("yes, write it", "looks good, go ahead").  Every prompt offers ``[y/N]``, so ``y`` (any case) is the short
+form of yes and approves too (issue 24: it is what people type).  Not approval: "continue", "next", any other
+bare letter or number (an option pick), a negated or hedged answer ("no", "not yet", "don't", "wait").
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ _APPROVE_ANYWHERE = re.compile(r"\b(?:approve|approved|go ahead|confirm(?:ed)?|l
 _NEGATIVE = re.compile(
     r"\b(?:no|not|don'?t|do not|never|wait|stop|cancel|hold|nope|nah|reject|decline|cannot|can'?t|won'?t|later)\b"
 )
-_NOT_APPROVAL = re.compile(r"^(?:continue|next|[a-z]|\d+)[.!]?$")
+_NOT_APPROVAL = re.compile(r"^(?:continue|next|[a-xz]|\d+)[.!]?$")  # every bare letter but y (the prompt's [y/N])
+
+PROMPT_CHOICES = "[y/N]"
+"""What every approval prompt ends with: ``y`` approves, anything else (Enter included) declines."""
 
 
 def is_approval(answer: str) -> bool:
     """True when ``answer`` clearly approves a previewed write (DESIGN.md "Approval").
 
-    >>> is_approval("yes"), is_approval("Go ahead."), is_approval("continue"), is_approval("b")
-    (True, True, False, False)
+    >>> is_approval("yes"), is_approval("Y"), is_approval("Go ahead."), is_approval("continue"), is_approval("b")
+    (True, True, True, False, False)
     """
     text = " ".join(answer.lower().replace("’", "'").split())
     if not text or _NOT_APPROVAL.match(text) or text.rstrip(" .!").endswith("?"):
@@ -36,11 +40,11 @@ def is_approval(answer: str) -> bool:
 
 
 def ask(question: str, *, read: Callable[[str], str] | None = None) -> bool:
-    """Ask ``question`` once with ``read`` (default: the built-in ``input``, looked up at call time);
-    True only for an approving answer.  EOF (no answer) counts as declined.
+    """Ask ``question`` once with ``read`` (default: the built-in ``input``, looked up at call time), ending it
+    with `` [y/N] `` (``PROMPT_CHOICES``); True only for an approving answer.  EOF (no answer) counts as declined.
     """
     try:
-        answer = (read or input)(question)
+        answer = (read or input)(f"{question.rstrip()} {PROMPT_CHOICES} ")
     except EOFError:
         return False
     return is_approval(answer)
@@ -61,5 +65,5 @@ def confirm_write(target: str, *, yes: bool) -> None:
         return
     if not sys.stdin.isatty():
         raise ApprovalDeclined(f"not a terminal, so nothing was written to {target}: pass --yes to approve or --dry-run to preview")
-    if not ask(f"Write {target}? Type 'yes' (or approve / ok / go ahead / confirm) to approve: "):
+    if not ask(f"Write {target}?"):
         raise ApprovalDeclined(f"not approved; nothing was written to {target}")

@@ -88,7 +88,8 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default="CONTEXT.md",
               show_default=True, help="CONTEXT.md for --merge.")
 @click.option("--session", "session", default=None, metavar="ID",
-              help="opencode database (opencode.db): the session to recover (default: its only one).")
+              help="opencode database (opencode.db): the session to recover (default: its only top-level session, "
+                   "with its sub-agents' sessions folded in).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (path written, sections and their engines, notes; with --merge the "
                    "merge's changelog) instead of the file; never asks: pass --yes to write or --dry-run.")
@@ -141,6 +142,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         target = directory / state_filename(result.state.stamp, "recovered")
         _confirm_write(str(target), yes=yes)
         written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+        from pipeline.llm import ledger
+
+        ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
         resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
         _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
         _out(str(written))
@@ -163,6 +167,9 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @click.option("--session-start", default=None, metavar="ISO-8601",
               help="This session's start time; a marker older than it is reported (and resume continues).")
+@click.option("--session", "session", default=None, metavar="ID", envvar="DUCK_TAPE_SESSION",
+              help="Resume this session's compaction (its id as the harness names it).  Default: the newest "
+                   "compaction in DIR.  [env: DUCK_TAPE_SESSION]")
 @click.option("--reconcile", is_flag=True,
               help="Then compare the state with the workspace, read-only: commits since it was written, Remaining "
                    "items that look done, files that no longer exist.")
@@ -174,66 +181,84 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
                    "decisions) instead of the report; never asks: a recovery needs --yes or --dry-run.")
 @engine_options
 def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: bool, session_start: str | None,
-           reconcile: bool, max_bytes: int | None, as_json: bool,
+           session: str | None, reconcile: bool, max_bytes: int | None, as_json: bool,
            engine: str | None, model: str | None, api_base: str | None, max_tokens: int | None) -> None:
     """Report where the work stands after a compaction (recovering a state file if needed).
 
     Reads the marker DIR/.last-compact, picks a state file (manual > recovered > auto; a manual or
     recovered file newer than the newest auto is used as is), otherwise recovers one from the marker's
-    transcript (previewed, written only after approval; off a terminal, as when an agent runs it, shown masked and
-    not written unless --yes), then reports the compaction time, Current/Done/Remaining and the CONTEXT.md
-    decisions relevant to the work.  Only a recovery writes.
+    transcript: on a terminal previewed and written only after approval (--yes: without asking).  Off a
+    terminal, as when an agent runs it, the recovery is made once per compaction, masked, and kept in
+    DIR/.resume/ for the next runs; no state file is written unless --yes.  Then one short report (at most
+    3 KB): the compaction time, the full state file's path, Current, Remaining, the last steps done, the newest
+    decisions and facts, and the CONTEXT.md decisions relevant to the work.  Only state files duck-tape wrote
+    in this folder are used (a planted, copied or another folder's file is named and left out), and no line
+    that gives an AI agent orders is shown.
     --reconcile then checks the state against the workspace (the folder holding DIR), read-only: commits since
     its Created time, Remaining items that look done, files it names that no longer exist.
     """
     from pipeline import resume as resume_mod
-    from pipeline.recovery import recover as run_recovery
-    from pipeline.state.store import state_filename, write_state
 
     if as_json:
         from pipeline.commands.json_out import begin
 
         begin("resume")
-    found = resume_mod.plan(directory, session_start=session_start)
+    found = resume_mod.plan(directory, session_start=session_start, session=session)
     if as_json:
         _resume_json(found, directory, context_path, yes=yes, dry_run=dry_run, mask=mask, reconcile=reconcile,
                      max_bytes=max_bytes, config=config_from_flags(engine, model, api_base, max_tokens))
         return
-    for line in found.messages:
+    # plan() ends its messages with "Found …; recovering from the transcript …" when it needs a recovery: an agent's
+    # run (no terminal, no --yes) says instead whether it made the recovery or reused this compaction's
+    agent = bool(found.recover_from) and not (yes or dry_run or sys.stdin.isatty())
+    for line in found.messages[:-1] if agent else found.messages:
         _out(line)
     if found.stop:
         return
     state = found.state
-    if found.recover_from:
+    state_path = str(found.state_path) if found.state_path is not None else None
+    if agent:
+        state, state_path = _resume_recovery_once(found, directory, max_bytes=max_bytes,
+                                                  config=config_from_flags(engine, model, api_base, max_tokens))
+    elif found.recover_from:
+        from pipeline.recovery import recover as run_recovery
+        from pipeline.state.naming import write_session_state
+        from pipeline.state.store import state_filename
         from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
         config = config_from_flags(engine, model, api_base, max_tokens)
-        show_only = dry_run or (not yes and not sys.stdin.isatty())  # nothing will be written: mask what is shown
         result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
-                              mask=mask or show_only, config=config, session_id=found.session_id)
-        for line in result.notes:
+                              mask=mask or dry_run, config=config, session_id=found.session_id)
+        for line in [*result.notes, *(f"duck-tape: validate: {d}" for d in result.dropped), *result.redaction]:
             _err(line)
-        for line in result.dropped:
-            _err(f"duck-tape: validate: {line}")
-        for line in result.redaction:
-            _err(line)
-        _out(result.text, nl=False)
         state = result.state
-        target = directory / state_filename(result.state.stamp, "recovered")
-        if show_only and not dry_run:
-            # an agent running `duck-tape resume` (no terminal to ask): the report is what it came for
-            _err(f"duck-tape: resume: not a terminal, so the recovered state was only shown, not written to "
-                 f"{target}: pass --yes to keep it")
-        elif not dry_run:
+        from pipeline.restore.guard import dropped_note, guard_text
+
+        shown, dropped = guard_text(result.text)  # issue 22: no orders to an AI agent in what an agent reads
+        note = dropped_note("duck-tape: resume:", dropped)
+        if note:
+            _err(note)
+        if dry_run:
+            _out(shown, nl=False)
+            state_path = None
+        else:
+            if not yes:  # a terminal: the preview the approval is about
+                _out(shown, nl=False)
+            target = directory / state_filename(result.state.stamp, "recovered")
             _confirm_write(str(target), yes=yes)
-            written = write_state(directory, result.text, stamp=result.state.stamp, kind="recovered")
+            written, _ = write_session_state(directory, result.text, stamp=result.state.stamp, kind="recovered",
+                                             session_id=result.state.session_id)
+            from pipeline.llm import ledger
+
+            ledger.record_run(directory, "resume", result.run, written)
+            state_path = str(written)
             _out(f"Wrote {written}")
     context_lines = None
     if context_path.is_file():
         context_lines = resume_mod.context_decisions(context_path.read_text(encoding="utf-8", errors="replace"),
                                                      path=str(context_path))
     assert state is not None
-    _out(resume_mod.report(state, found.marker, context_lines, str(context_path)))
+    _out(resume_mod.report(state, found.marker, context_lines, str(context_path), state_path=state_path))
     if reconcile:  # issue 7: read-only; the workspace is the store's parent folder
         from pipeline.restore.reconcile import reconcile as run_reconcile
 
@@ -242,6 +267,43 @@ def resume(directory: Path, context_path: Path, yes: bool, dry_run: bool, mask: 
         # a state recovered now: commits since compaction
         since = found.marker.time if found.recover_from and found.marker is not None else None
         _out("\n".join(f"  {line}" for line in run_reconcile(state, str(workspace), since=since)))
+
+
+def _resume_recovery_once(found, directory: Path, *, max_bytes: int | None, config):
+    """``resume`` run by an agent (no terminal, no --yes) when only an auto checkpoint is there: the recovery from
+    the marker's transcript, made once per compaction and kept masked in the store (``pipeline.resume_cache``);
+    later runs read it instead of distilling again.  Prints one line saying which; returns ``(state, path)``
+    (path None when the store could not keep it).  Only a failed validation goes to stderr."""
+    from pipeline import resume_cache
+    from pipeline.errors import DuckTapeError
+    from pipeline.state.parse import parse
+
+    engine = config.effective_engine() if config is not None else "rules"
+    cache_key = resume_cache.key(found.marker, engine, getattr(config, "model", None) if engine == "llm" else None)
+    kept = resume_cache.load(directory, cache_key)
+    if kept is not None:
+        try:
+            state = parse(kept[1], path=str(kept[0]))
+        except DuckTapeError:  # damaged or from another version: made again
+            state = None
+        if state is not None:
+            _out(f"Using the recovery already made for this compaction from {found.recover_from}.")
+            return state, str(kept[0])
+    from pipeline.recovery import recover as run_recovery
+    from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
+
+    result = run_recovery(found.recover_from, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
+                          mask=True, config=config, session_id=found.session_id)
+    for line in [*result.notes, *(f"duck-tape: validate: {d}" for d in result.dropped)]:
+        _err(line)
+    kept_at = resume_cache.save(directory, cache_key, result.text)
+    from pipeline.llm import ledger
+
+    ledger.record_run(directory, "resume", result.run, kept_at)  # a model's tokens, for `status`
+    _out(f"Recovered this compaction's state from {found.recover_from} (secrets masked; `duck-tape resume --yes` "
+         "writes it as a state file).")
+    # the report is made from the masked text, as the next runs make it from the kept file
+    return parse(result.text), str(kept_at) if kept_at is not None else None
 
 
 def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_run: bool, mask: bool,
@@ -274,8 +336,8 @@ def _resume_json(found, directory: Path, context_path: Path, *, yes: bool, dry_r
 
 #: Modules under ``pipeline/commands/`` whose ``COMMANDS`` (a list of click commands) join the CLI.
 #: Each keeps its imports inside the command bodies so that ``duck-tape --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "verify", "nudge", "status",
-                                    "mcp")
+COMMAND_MODULES: tuple[str, ...] = ("eval", "hooks", "batch", "context", "restore", "adopt", "verify", "nudge",
+                                    "status", "mcp", "refine")
 
 
 def _register() -> None:

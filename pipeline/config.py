@@ -45,7 +45,11 @@ class Config:
     re-asks on invalid output.  ``token_budget``: prompt tokens per call.  ``max_tokens``: cap on tokens sent +
     received per run, None = no cap.  ``tool_output_chars``: characters kept per tool call/output when condensing.
     ``cache``: use the response cache.  ``cache_dir``: its folder (None = the user cache folder).
-    ``cache_size_mb``: eviction limit in MiB, 0 = never evict.
+    ``cache_size_mb``: eviction limit in MiB, 0 = never evict.  ``agent_seconds``: wall-clock cap in seconds on the
+    model calls of one session's recovery through an agent CLI (``model = "agent:…"``, ``pipeline.llm.agents``).
+    ``agent_tokens``: cap on the tokens one session's recovery through an agent CLI may spend, as the CLI reports
+    them (None = no cap).  ``refine``: after each checkpoint, refine its state in the background with ``model``
+    (``pipeline.refine``); off unless asked for.
     """
 
     engine: str = "auto"
@@ -65,6 +69,9 @@ class Config:
     cache: bool = True
     cache_dir: str | None = None
     cache_size_mb: int = 512
+    agent_seconds: float = 600.0
+    agent_tokens: int | None = 300000
+    refine: bool = False
 
     def effective_engine(self) -> str:
         """``rules`` or ``llm``: what ``engine`` means with this ``model`` (auto = llm when a model is set)."""
@@ -161,6 +168,9 @@ CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "cache": _boolean,
     "cache_dir": _text,
     "cache_size_mb": _integer(0),
+    "agent_seconds": _number(1.0),
+    "agent_tokens": _integer(1, zero_is_none=True),
+    "refine": _boolean,
 }
 KEYS: tuple[str, ...] = tuple(f.name for f in fields(Config))
 

@@ -6,7 +6,8 @@ Every command that recovers a state goes through ``build_state`` (``pipeline.rec
   litellm is never imported;
 * engine ``llm`` — the llm engine (``pipeline.stages.llm.engine``) for Approved Workflow, Position, Decision
   Log and Established Facts, each section falling back to the rules engine on its own; Re-derivation is always
-  the rules engine's.  No model configured, litellm missing, or the provider unreachable: the rules engine for
+  the rules engine's.  The model is a litellm model or an agent CLI (``agent:claude-code``…), whichever
+  ``pipeline.llm.seam.model_for`` makes of the model string.  No model configured, litellm missing, or the provider unreachable: the rules engine for
   everything, with one line on stderr, never a crash;
 * engine ``auto`` — ``llm`` when a model is configured, else ``rules`` (silently: that is the default setup).
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline.stages import distil as rules_distil
 from pipeline.stages import validate, weave
@@ -137,13 +138,18 @@ def _fallback_notes(fallbacks: dict[str, str]) -> list[str]:
 
 
 def _open_cache(config: Config, notes: list[str]):
+    """The response cache: diskcache's when installed, else the SQLite one (``pipeline.llm.sqlcache``)."""
     if not config.cache:
         return None
-    from pipeline.llm.cache import ResponseCache
+    import importlib.util
 
+    if importlib.util.find_spec("diskcache") is not None:
+        from pipeline.llm.cache import ResponseCache as Cache
+    else:  # an install without the litellm extra: the agent CLIs still cache their answers
+        from pipeline.llm.sqlcache import SqliteCache as Cache
     path = config.cache_path()
     try:
-        return ResponseCache(path, size_mb=config.cache_size_mb)
+        return Cache(path, size_mb=config.cache_size_mb)
     except Exception as exc:  # an unusable cache folder must not stop the run
         notes.append(f"duck-tape: llm: cache disabled ({path}: {exc})")
         return None
@@ -155,9 +161,13 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     from pipeline.stages.llm import engine as llm_engine
 
     if llm is None:
-        from pipeline.llm.client import LiteLLMClient
+        from pipeline.llm.seam import model_for
 
-        llm = LiteLLMClient(config)
+        try:
+            llm = model_for(config)
+        except ValueError as exc:  # an agent: model naming no known CLI
+            run.notes.append(f"duck-tape: llm: {exc}; using the rules engine")
+            return
     run.model = llm.name
     run.usage = llm.usage
     cache = _open_cache(config, run.notes)
@@ -179,6 +189,17 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     if isinstance(outcome.aborted, LLMUnavailable) and not outcome.sections:
         run.notes.append(f"duck-tape: llm: {outcome.aborted.reason}; using the rules engine")
         return
+    apply_outcome(run, rules, outcome)
+    usage = llm.usage
+    if usage.requests or usage.cached or usage.failed:
+        run.notes.append(usage.summary(llm.name, run.prompts))
+
+
+def apply_outcome(run: EngineRun, rules: Distillate, outcome) -> None:
+    """Put the sections of ``outcome`` (``pipeline.stages.llm.engine.Outcome``: the llm engine's, or an answer
+    the agent handed over, ``Supplied``) over the rules distillate ``rules``: each section it has is the llm's,
+    each it lacks stays the rules engine's, and ``outcome.fallbacks`` say why (the header's ``fallback: rules
+    for …``)."""
     run.fallbacks = dict(outcome.fallbacks)
     engines = dict(rules.engines)
     update = {}
@@ -188,18 +209,42 @@ def _run_llm(transcript: Transcript, config: Config, rules: Distillate, llm: "LL
     run.distillate = replace(rules, **update, engines=engines)
     run.notes.extend(outcome.notes)
     run.notes.extend(_fallback_notes(run.fallbacks))
-    usage = llm.usage
-    if usage.requests or usage.cached or usage.failed:
-        run.notes.append(usage.summary(llm.name, run.prompts))
 
 
-def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | None" = None) -> EngineRun:
+def _is_agent(model: str | None) -> bool:
+    """True for an agent CLI model string (``agent:…``): the default install runs it (``pipeline.llm.agents``)."""
+    from pipeline.llm.agents import is_agent
+
+    return is_agent(model)
+
+
+#: An answer the model handed over itself (the agent over MCP, ``pipeline.serve.agent_state``): called with the
+#: masked transcript and the rules distillate, it returns the screened ``Outcome``.
+Supplied = Callable[[Transcript, Distillate], Any]
+
+
+def distil(transcript: Transcript, config: Config | None = None, *, llm: "LLM | None" = None,
+           supplied: "Supplied | None" = None) -> EngineRun:
     """Distil ``transcript`` with the engine ``config`` chooses (None: the rules engine, reading no environment).
 
-    ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default a ``LiteLLMClient`` for
-    ``config.model``.  Never raises for an llm problem: see the module docstring.
+    ``llm`` replaces the model behind the seam (a ``FakeLLM`` in tests); by default ``pipeline.llm.seam.model_for``
+    makes one for ``config.model``.  ``supplied``: the sections come from an answer already given (no call is
+    made, ``config`` is not read).  Never raises for an llm problem (see the module docstring), except
+    ``MissingExtra`` (exit 2) when the llm engine would run with a litellm model and its optional packages are not
+    installed (``pipeline.extras``); an agent CLI (``agent:…``) needs none of them.
     """
+    if config is not None and config.effective_engine() == "llm" and (llm is not None or config.model) \
+            and supplied is None and not _is_agent(config.model if llm is None else llm.name):
+        from pipeline.extras import require_llm
+
+        require_llm(f"--engine llm (model {config.model})" if config.model else "the llm engine")
     rules = rules_distil.run(transcript)
+    if supplied is not None:
+        run = EngineRun(distillate=rules, requested="llm")
+        outcome = supplied(transcript, rules)
+        run.dropped.extend(outcome.dropped)
+        apply_outcome(run, rules, outcome)
+        return run
     if config is None:
         return EngineRun(distillate=rules)
     run = EngineRun(distillate=rules, requested=config.engine)
@@ -224,20 +269,22 @@ def build_state(
     session_id: str | None = None,
     known: dict[str, str] | None = None,
     seen: set | None = None,
+    supplied: "Supplied | None" = None,
 ) -> BuiltState:
     """``Transcript`` -> validated ``AgentState`` with the chosen engine: distil, screen, weave, validate.
 
     ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``); ``session_id`` the header's
-    ``Session-Id`` (default: the transcript's own, ``meta.session_id``).  ``known``, ``seen``: what masking earlier
-    segments of the same transcript found and scanned (``pipeline.redact.source.mask_texts``).  Raises
-    ValidationFailed (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
+    ``Session-Id`` (default: the transcript's own, ``meta.session_id``); ``supplied``: sections from an answer
+    already given (``distil``).  ``known``, ``seen``: what masking earlier segments of the same transcript found and
+    scanned (``pipeline.redact.source.mask_texts``).  Raises ValidationFailed (exit 5) when the state cannot be
+    rendered faithfully (``pipeline.stages.validate``).
     """
     from pipeline.redact.source import mask_transcript
 
     # issue 11: the source is masked first, rendered after; every engine, the screening and validate see the
     # masked text.  Every event is read (issue 23); ``pipeline.segmented`` splits a long session into segments.
     transcript, source = mask_transcript(transcript, known=known, seen=seen)
-    run = distil(transcript, config, llm=llm)
+    run = distil(transcript, config, llm=llm, supplied=supplied)
     rules_screened = []
     if run.distillate.engines.get("Decision Log") == "rules":
         rules_screened = [f"dropped Decision Log entry {status}: {shown(what)}: {why}"

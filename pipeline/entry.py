@@ -103,10 +103,10 @@ def _options(args: list[str], names: tuple[str, ...], flags: tuple[str, ...] = (
 
 
 def _fast_restore(args: list[str]) -> int | None:
-    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--no-reconcile]`` (also
-    ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for any other shape,
-    which click then handles (and rejects a bad budget or format with exit 2)."""
-    values = _options(args, ("--dir", "--budget", "--format"), flags=("--no-reconcile",))
+    """Run ``restore [--dir DIR] [--budget BYTES] [--format plain|claude-code|gemini|codex] [--session ID]
+    [--no-reconcile]`` (also ``--opt=value``, each at most once; the budget in ``MIN_BUDGET..MAX_BUDGET``); None for
+    any other shape, which click then handles (and rejects a bad budget or format with exit 2)."""
+    values = _options(args, ("--dir", "--budget", "--format", "--session"), flags=("--no-reconcile",))
     if values is None:
         return None
     from pipeline.restore.handoff import FORMATS, MAX_BUDGET, MIN_BUDGET
@@ -119,7 +119,7 @@ def _fast_restore(args: list[str]) -> int | None:
     from pipeline.restore.run import restore_main
 
     return restore_main(values.get("--dir"), int(budget) if budget else None, values.get("--format", "plain"),
-                        reconcile="--no-reconcile" not in values)
+                        reconcile="--no-reconcile" not in values, session=values.get("--session"))
 
 
 def _fast_nudge(args: list[str]) -> int | None:
@@ -162,6 +162,24 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+#: Hook commands that do nothing inside a nested agent run (``DUCK_TAPE_NESTED``, issue 25).
+HOOKS = frozenset({"checkpoint", "restore", "nudge"})
+
+
+def _nested_hook(args: list[str]) -> int:
+    """The recursion guard: a hook fired by an agent CLI that duck-tape itself runs as the model
+    (``pipeline.llm.agents.run`` sets ``DUCK_TAPE_NESTED=1`` for it) does nothing and succeeds, so the nested run
+    never checkpoints, restores, nudges or starts a background refinement.  ``restore --format gemini`` still prints
+    ``{}`` (Gemini CLI reads a hook's stdout as JSON)."""
+    if args[0] == "restore" and ("gemini" in args[1:] or "--format=gemini" in args[1:]):
+        try:
+            sys.stdout.write("{}\n")
+            sys.stdout.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``duck-tape`` with ``argv`` (default ``sys.argv[1:]``); return the exit code (DESIGN.md).
 
@@ -169,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     fast-lane command ends the process itself; called with an ``argv`` (tests, embedding) it returns.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in HOOKS and os.environ.get("DUCK_TAPE_NESTED"):
+        code = _nested_hook(args)
+        if argv is None:
+            _exit_now(code)
+        return code
     if args and args[0] in FAST:
         code = FAST[args[0]](args[1:])
         if code is not None:

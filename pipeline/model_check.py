@@ -4,6 +4,8 @@
 OpenAI-compatible server) it opens a TCP connection to its host and port (2 s) and closes it; without one it
 checks that the provider's API key variable is set (``api_key_env``, else the provider's usual variable).
 ``call_check`` (``--check-model``) sends one tiny completion through litellm ("Reply with OK.", 5 tokens).
+An agent CLI (``agent:…``, ``pipeline.llm.agents``): the cheap check looks for its executable on ``PATH``; the
+call check runs it once with a one-field answer (a real run of the CLI: its tokens count on the user's plan).
 
 Both return ``(reachable, detail)``; ``reachable`` is None when nothing could be said (an unknown provider
 without ``api_base``).
@@ -51,6 +53,10 @@ def cheap_check(config: Config, env: Mapping[str, str] | None = None, *, timeout
     env = os.environ if env is None else env
     if not config.model:
         return False, "no model configured (set model in the config file, DUCK_TAPE_MODEL or --model)"
+    from pipeline.llm.agents import is_agent
+
+    if is_agent(config.model):
+        return _agent_found(config, env)
     provider = _provider(config.model)
     base = config.api_base or LOCAL_DEFAULTS.get(provider)
     if base:
@@ -63,8 +69,44 @@ def cheap_check(config: Config, env: Mapping[str, str] | None = None, *, timeout
     return True, f"{variable} is set (no model call made; --check-model makes one)"
 
 
+def _agent_found(config: Config, env: Mapping[str, str]) -> tuple[bool, str]:
+    from pipeline.llm.agents.cli import AgentCLI
+
+    try:
+        agent = AgentCLI(config, env=env)
+    except ValueError as exc:
+        return False, str(exc)
+    path = agent.where()
+    if path is None:
+        return False, f"{agent.executable} is not on PATH"
+    return True, f"{agent.executable} found at {path} (no model call made; --check-model makes one)"
+
+
+def _agent_call(config: Config) -> tuple[bool, str]:
+    from pydantic import BaseModel
+
+    from pipeline.llm.agents.cli import AgentCLI
+    from pipeline.llm.errors import LLMError
+
+    class Check(BaseModel):
+        ok: bool
+
+    try:
+        agent = AgentCLI(config)
+        agent.complete([{"role": "system", "content": "Reply with the JSON object {\"ok\": true}."},
+                        {"role": "user", "content": "Are you there?"}], Check, stage="check")
+    except (ValueError, LLMError) as exc:
+        return False, str(exc)
+    return True, f"{config.model} answered ({agent.usage.tokens:,} tokens, {agent.seconds:.1f} s)"
+
+
 def call_check(config: Config) -> tuple[bool, str]:
-    """One tiny completion through litellm; ``(True, "answered")`` or ``(False, the error)``."""
+    """One tiny completion through litellm (or one run of the agent CLI); ``(True, "answered")`` or
+    ``(False, the error)``."""
+    from pipeline.llm.agents import is_agent
+
+    if is_agent(config.model):
+        return _agent_call(config)
     from pipeline.llm._litellm import load
 
     try:

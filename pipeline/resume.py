@@ -21,7 +21,7 @@ from pipeline.state.marker import Marker, read_marker
 from pipeline.state.model import AgentState
 from pipeline.state.parse import parse
 from pipeline.state.owner import pick_for_marker
-from pipeline.state.store import StateFileInfo, list_states
+from pipeline.state.store import StateFileInfo
 
 _WORD = re.compile(r"[a-z][a-z0-9_\-/.]{3,}")
 _STOP = frozenset(
@@ -53,15 +53,27 @@ def _moment(value: str, what: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
-    """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).
+def plan(directory: Path, *, session_start: str | None = None, session: str | None = None) -> ResumePlan:
+    """Steps 1–4 of DESIGN.md "Resume" on the store ``directory`` (read-only).  ``session``: resume that session's
+    compaction (``pipeline.restore.which``: its own marker record), else the store's newest one.  Only state files
+    this store wrote for this workspace are used (``pipeline.state.owner``); the others are named in ``messages``.
 
     Raises InputError (exit 2) when the marker or the chosen state file is malformed, naming the file.
     """
+    from pipeline.restore.which import choose_marker
+
     result = ResumePlan()
-    marker = read_marker(directory)
-    if marker is None:
-        newest = newest_for_workspace(directory)
+    from pipeline.restore.which import symlinked_store
+
+    refused = symlinked_store(directory)
+    if refused:
+        result.messages.append(f"Nothing to resume: {refused}.")
+        result.stop = True
+        return result
+    if not session and read_marker(directory) is None:
+        newest, skipped = newest_for_workspace(directory)
+        if skipped:
+            result.messages.append(f"Not using {skipped.removeprefix('ignored ')}.")
         if newest is None:
             result.messages.append(f"No compaction marker found ({directory / '.last-compact'}); nothing to resume.")
             result.stop = True
@@ -72,6 +84,12 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
             f"No compaction marker found ({directory / '.last-compact'}); reporting the newest state file of this "
             f"workspace, {newest.kind} {newest.path.name}.")
         return result
+    chosen = choose_marker(directory, session)
+    if chosen.marker is None:
+        result.messages.append(f"Nothing to resume: {chosen.why}.")
+        result.stop = True
+        return result
+    marker = chosen.marker
     result.marker = marker
     if session_start and _moment(marker.time, "the marker's time") < _moment(session_start, "--session-start"):
         result.messages.append(
@@ -83,6 +101,9 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     if left:
         who = f"session {owned.session_id}" if owned.session_id else "this compaction"
         result.messages.append(f"Not using {left}: only state files of {who} are resumed from.")
+    named = owned.named()
+    if named:
+        result.messages.append(f"Note: {named}.")
     if choice is not None and choice.use_as_is:
         result.state_path = choice.info.path
         result.state = parse(choice.info.path.read_text(encoding="utf-8"), path=str(choice.info.path))
@@ -104,24 +125,14 @@ def plan(directory: Path, *, session_start: str | None = None) -> ResumePlan:
     return result
 
 
-def newest_for_workspace(directory: Path) -> StateFileInfo | None:
-    """The newest state file of ``directory`` (ranked as ``list_states`` ranks them) whose header ``Cwd`` is the
-    workspace (the store's parent folder); the newest of all when none names it (a store moved or shared with
-    ``--dir``).  None for an empty store."""
-    from pipeline.state.sections import read_sections
+def newest_for_workspace(directory: Path) -> tuple[StateFileInfo | None, str | None]:
+    """``(newest, skipped)``: the newest state file of ``directory`` (ranked as ``list_states`` ranks them) that
+    this store wrote for this workspace (``pipeline.state.owner.trusted_states``), None when there is none; and
+    one line naming the files left out (not written by this store, or of another folder), None when none was."""
+    from pipeline.state.owner import name_skipped, trusted_states
 
-    states = list_states(directory)
-    workspace = str(directory.resolve().parent)
-    mine = []
-    for info in states:
-        try:
-            head = info.path.read_text(encoding="utf-8", errors="replace")
-            if read_sections(head, path=str(info.path)).cwd == workspace:
-                mine.append(info)
-        except (OSError, InputError):
-            continue
-    pool = mine or states
-    return pool[-1] if pool else None
+    usable, untrusted, elsewhere = trusted_states(directory)
+    return (usable[-1].info if usable else None), name_skipped(untrusted, elsewhere)
 
 
 def _words(text: str) -> set[str]:
@@ -159,19 +170,132 @@ def relevant_decisions(state: AgentState, decisions: list[str], *, limit: int = 
     return [line for _, _, line in ranked[:limit]]
 
 
-def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str) -> str:
-    """Step 7: compaction time, Current/Done/Remaining, and the relevant CONTEXT.md decisions.  ``marker`` None:
-    there was no compaction marker (``Compaction: none recorded``)."""
+def guarded_state(state: AgentState, context_lines: list[str] | None
+                  ) -> tuple[AgentState, list[str] | None, list[str]]:
+    """``(state, context_lines, dropped)``: ``state`` and the CONTEXT.md decision lines without the entries that give
+    an AI agent orders (``pipeline.restore.guard``, issue 22 item 4: text from a tool, a sub-agent or a summary is
+    evidence, never an instruction), and those entries as ``"<section>: <text>"``.  What a resume reports."""
+    from dataclasses import replace
+
+    from pipeline.restore.guard import addresses_agent, guard_lines
+
+    pos = state.position
+    dropped: list[str] = []
+    current = pos.current
+    if current and addresses_agent(current):
+        dropped.append(f"Current: {current}")
+        current = None
+    done, out = guard_lines(list(pos.done))
+    dropped += [f"Done: {line}" for line in out]
+    remaining, out = guard_lines(list(pos.remaining))
+    dropped += [f"Remaining: {line}" for line in out]
+    decisions = [d for d in state.decisions if not addresses_agent(f"{d.what} - {d.reasoning}")]
+    dropped += [f"Decision Log: {d.what}" for d in state.decisions if d not in decisions]
+    facts = [f for f in state.facts if not addresses_agent(f.text)]
+    dropped += [f"Established Facts: {f.text}" for f in state.facts if f not in facts]
+    if context_lines is not None:
+        context_lines, out = guard_lines(context_lines)
+        dropped += [f"CONTEXT.md: {line}" for line in out]
+    if not dropped:
+        return state, context_lines, dropped
+    guarded = replace(state, position=replace(pos, current=current, done=done, remaining=remaining),
+                      decisions=decisions, facts=facts)
+    return guarded, context_lines, dropped
+
+
+REPORT_BUDGET = 3000
+"""Bytes (UTF-8) the step-7 report may take: an agent reads it into its context; the state file holds the rest."""
+
+ITEM_CHARS = 200
+"""Characters of one listed item in the report (longer ones end with "…")."""
+
+
+def _clip(text: str, limit: int = ITEM_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+@dataclass(slots=True)
+class _Part:
+    """One list of the report: its ``title`` line, ``items`` in the order shown, ``total`` entries in the state,
+    and ``rank``: over budget, the list with the most items less its rank loses one (so lower ranks shrink first)."""
+
+    title: str
+    items: list[str]
+    total: int
+    rank: int
+    newest_last: bool = False  # the items are the newest of the state's, oldest first (Done)
+
+    def lines(self) -> list[str]:
+        left = self.total - len(self.items)
+        more = [f"  (+{left} {'earlier' if self.newest_last else 'more'} in the state file)"] if left > 0 else []
+        if not self.items:
+            return [self.title, *(more or ["  None"])]
+        return [self.title, *more, *self.items] if self.newest_last else [self.title, *self.items, *more]
+
+    def drop_one(self) -> None:
+        """Leave out the least useful item: the oldest of a newest-last list, else the last one."""
+        self.items.pop(0 if self.newest_last else -1)
+
+
+def _decision_lines(state: AgentState, limit: int) -> list[str]:
+    """The newest ``limit`` Decision Log entries, newest first: ``STATUS: what - reasoning``."""
+    picked = state.decisions[-limit:][::-1]
+    return [f"  {_clip(f'{d.status}: {d.what}' + (f' - {d.reasoning}' if d.reasoning else ''))}" for d in picked]
+
+
+def _fact_lines(state: AgentState, limit: int) -> list[str]:
+    """The first ``limit`` Established Facts in the state file's order (the engines write the user's constraints
+    first, the order a state read back from its file keeps)."""
+    return [f"  - {_clip(f.text)}" for f in state.facts[:limit]]
+
+
+def report(state: AgentState, marker: Marker | None, context_lines: list[str] | None, context_path: str, *,
+           state_path: str | None = None, budget: int = REPORT_BUDGET) -> str:
+    """Step 7, for the agent that runs ``resume``: compaction time, where the full state file is, Current, what
+    remains, the last steps done, the newest decisions (REJECTED ones included: what not to retry), the first
+    facts (the user's constraints lead), and the CONTEXT.md decisions relevant to the work (``relevant_decisions``).
+    No entry that gives an AI agent orders (``guarded_state``); a last line counts those left out, never quoting them.
+
+    At most ``budget`` bytes (issue 24, item 3: the state file plus a summary repeating it was 8.6–9.4 KB): each
+    item is clipped to ``ITEM_CHARS`` and the longest lists are shortened, done steps and facts sooner than
+    decisions and remaining work, each saying how many more entries the state file holds.  ``marker`` None: there was no compaction marker (``Compaction: none
+    recorded``); ``state_path``: the file the report is made from (None: not written anywhere).
+    """
+    from pipeline.restore.guard import dropped_note
+
+    state, context_lines, dropped = guarded_state(state, context_lines)
+    note = dropped_note("Note:", dropped)
     pos = state.position
     when = marker.time if marker is not None else "none recorded (no compaction marker)"
-    out = [f"Compaction: {when}", f"Current: {pos.current or 'None'}", "Done:"]
-    out += [f"  - {item}" for item in pos.done] or ["  None"]
-    out.append("Remaining:")
-    out += [f"  - {item}" for item in pos.remaining] or ["  None"]
+    head = [f"Compaction: {when}"]
+    if state_path:
+        head.append(f"Full state: {state_path}")
+    head.append(f"Current: {_clip(pos.current or 'None', 2 * ITEM_CHARS)}")
+    parts = [
+        _Part("Remaining:", [f"  - {_clip(i)}" for i in pos.remaining[:8]], len(pos.remaining), rank=3),
+        _Part("Done:", [f"  - {_clip(i)}" for i in pos.done[-3:]], len(pos.done), rank=0, newest_last=True),
+        _Part("Decisions (newest first):", _decision_lines(state, 6), len(state.decisions), rank=2),
+        _Part("Facts:", _fact_lines(state, 6), len(state.facts), rank=1),
+    ]
     if context_lines is None:
-        out.append(f"CONTEXT.md: not found at {context_path}")
+        tail = [f"CONTEXT.md: not found at {context_path}"]
     else:
-        picked = relevant_decisions(state, context_lines)
-        out.append(f"Relevant decisions from {context_path}:")
-        out += [f"  {line}" for line in picked] or ["  None"]
-    return "\n".join(out)
+        picked = relevant_decisions(state, context_lines, limit=5)
+        parts.append(_Part(f"Relevant decisions from {context_path}:", [f"  {_clip(line)}" for line in picked],
+                           len(picked), rank=1))
+        tail = []
+    if note:
+        tail.append(note)
+
+    def render() -> str:
+        return "\n".join(head + [line for part in parts for line in part.lines()] + tail)
+
+    text = render()
+    while len(text.encode("utf-8")) > budget:
+        shrinkable = [p for p in parts if p.items]
+        if not shrinkable:
+            break
+        max(shrinkable, key=lambda p: (len(p.items) - p.rank, -p.rank)).drop_one()  # the longest, weighed by rank
+        text = render()
+    return text

@@ -13,7 +13,13 @@ output")::
      "states": [{"path", "kind", "stamp", "age_seconds"}],
      "context": {"path", "exists": bool, "missing_sections": [str], "error": str | null},
      "engine": {"requested", "effective", "model", "api_base", "reachable": bool | null, "detail", "called": bool},
+     "refine": {"on": bool, "model": str | null},
+     "llm_usage": null | {"runs", "tokens", "since", "by_action": {action: tokens}, "last": {…}, "last_refine": {…}},
      "config": {key: {"value", "source"}}}
+
+``llm_usage`` sums the store's ledger (``pipeline.llm.ledger``: the tokens the background refinement, ``recover``
+and ``resume`` spent on a model); each entry ``{"time", "action", "model", "session", "requests", "failed",
+"cached", "sent", "received", "tokens", "estimated", "seconds", "outcome", "file", "note"}``.
 
 ``last_checkpoint.source`` is ``record`` when the hook's own record (``.last-checkpoint.json``) says what it did,
 ``marker`` when only the marker is there to go by (then ``reason`` is inferred from it).
@@ -124,6 +130,22 @@ def hooks(root: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
     return found
 
 
+def _doubled(found: list[dict[str, Any]]) -> list[str]:
+    """One warning per harness whose duck-tape hooks sit in more than one settings file (per project and per user,
+    or two project files): the harness runs each copy, so a compaction checkpoints twice and may hand the state
+    back twice (issue 24, item 6)."""
+    by_harness: dict[str, list[dict[str, Any]]] = {}
+    for hook in found:
+        by_harness.setdefault(hook["harness"], []).append(hook)
+    out = []
+    for harness, hooks_of in by_harness.items():
+        if len(hooks_of) > 1:
+            where = ", ".join(f"{h['scope']} {h['path']}" for h in hooks_of)
+            out.append(f"{harness}: duck-tape hooks are installed in {len(hooks_of)} places ({where}): each "
+                       "compaction runs every copy; keep one")
+    return out
+
+
 def _marker(store: Path, now: datetime, problems: list[str]) -> dict[str, Any] | None:
     from pipeline.errors import InputError
     from pipeline.state.marker import marker_path, read_marker
@@ -135,10 +157,13 @@ def _marker(store: Path, now: datetime, problems: list[str]) -> dict[str, Any] |
         return None
     if marker is None:
         return None
+    from pipeline.state.owner import marker_session
+
     moment = _parse_time(marker.time)
     return {"path": str(marker_path(store)), "time": marker.time,
             "age_seconds": _age(moment, now) if moment else None,
-            "session": getattr(marker, "session", None), "cwd": marker.cwd, "latest_state": marker.latest_state,
+            # the marker's session-id, else the one its transcript path names (issue 24, item 6: it was always null)
+            "session": marker_session(marker), "cwd": marker.cwd, "latest_state": marker.latest_state,
             "transcript": marker.transcript,
             "transcript_exists": bool(marker.transcript and Path(marker.transcript).is_file())}
 
@@ -170,12 +195,27 @@ def _last_checkpoint(store: Path, marker: dict | None) -> dict[str, Any] | None:
             "reason": reason, "notes": [], "source": "marker"}
 
 
+def _created(path: Path) -> datetime | None:
+    """The ``Created:`` time in the head of the state file at ``path`` (to the second), None when unreadable."""
+    import re
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = re.search(r"^Created: (\S+)", head, re.MULTILINE)
+    return _parse_time(found.group(1)) if found else None
+
+
 def _states(store: Path, now: datetime) -> list[dict[str, Any]]:
+    """The store's state files, newest first.  Age: from the file's ``Created:`` time, else its name's minute
+    (issue 24, item 6: the minute in the name made a write 10 s old look 48 s old beside the marker's 10 s)."""
     from pipeline.state.store import list_states
 
     out = []
     for info in reversed(list_states(store, now=now)):
-        moment = _stamp_time(info.stamp)
+        moment = _created(info.path) or _stamp_time(info.stamp)
         out.append({"path": str(info.path), "kind": info.kind, "stamp": info.stamp,
                     "age_seconds": _age(moment, now) if moment else None})
     return out
@@ -231,6 +271,7 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
     for hook in found:
         if hook["program"] and not hook["program_found"]:
             problems.append(f"{hook['path']}: the hook runs {hook['program']!r}, which is not found here")
+    warnings += _doubled(found)
     marker = _marker(store, now, problems)
     last = _last_checkpoint(store, marker)
     if last is not None and not last["wrote_state"]:
@@ -252,10 +293,28 @@ def gather(root: Path, store: Path, context_path: Path, *, check_model: bool = F
         problems.append(f"configuration: {exc}")
         config, sources = config_mod.DEFAULTS, {}
     engine = _engine(config, check_model)
+    if engine["effective"] == "llm" and config.model:
+        from pipeline.extras import install_line, missing
+
+        absent = missing()
+        if absent:
+            problems.append(f"the llm engine is configured (model {config.model}) but its optional packages are not "
+                            f"installed ({', '.join(absent)}): {install_line()}")
     if engine["reachable"] is False:
         problems.append(f"the {'configured ' if engine['effective'] == 'llm' else ''}model is not reachable: "
                         f"{engine['detail']}")
     values = {key: {"value": getattr(config, key), "source": sources.get(key, "default")} for key in config_mod.KEYS}
+    from pipeline.llm import ledger
+
+    usage = ledger.summary(store)
+    refine = {"on": bool(config.refine and config.model), "model": config.model if config.refine else None}
+    if config.refine and not config.model:
+        problems.append("refine is on but no model is configured: set model (e.g. agent:claude-code)")
+    last_refine = usage["last_refine"] if usage else None
+    if last_refine is not None and last_refine.get("outcome") in ("failed", "fell back"):
+        warnings.append(f"the last background refinement ({last_refine.get('time')}) wrote nothing: "
+                        f"{last_refine.get('note') or last_refine.get('outcome')}")
     return {"command": "status", "healthy": not problems, "problems": problems, "warnings": warnings,
             "root": str(root.resolve()), "store": str(store), "hooks": found, "marker": marker,
-            "last_checkpoint": last, "states": states, "context": context, "engine": engine, "config": values}
+            "last_checkpoint": last, "states": states, "context": context, "engine": engine, "refine": refine,
+            "llm_usage": usage, "config": values}

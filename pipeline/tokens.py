@@ -32,10 +32,10 @@ def tokenizer_dir() -> Path | None:
 def _point_tiktoken_at_litellm() -> None:
     folder = tokenizer_dir()
     if folder is None:
-        raise RuntimeError(
-            "token counting needs litellm's bundled tiktoken encodings: install the project "
-            "(`pip install -e .`), which depends on litellm"
-        )
+        from pipeline.extras import install_line
+
+        raise RuntimeError(f"token counting needs tiktoken and litellm's bundled encodings (the llm extra): "
+                           f"{install_line()}")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
     os.environ["CUSTOM_TIKTOKEN_CACHE_DIR"] = str(folder)
 
@@ -59,3 +59,23 @@ def count_tokens(text: str, name: str = DEFAULT_ENCODING) -> int:
     if not text:
         return 0
     return len(encoding(name).encode_ordinary(text))
+
+
+@lru_cache(maxsize=1)
+def available() -> bool:
+    """Whether exact counts can be made here: tiktoken and litellm's encoding files are installed (the ``llm``
+    extra); nothing is imported to find out."""
+    from pipeline.extras import missing
+
+    return not missing(("tiktoken", "litellm")) and tokenizer_dir() is not None
+
+
+def estimate(text: str) -> int:
+    """A token estimate without a tokenizer: UTF-8 bytes ÷ 4, rounded up (about cl100k_base's ratio on English
+    prose and code)."""
+    return (len(text.encode("utf-8")) + 3) // 4
+
+
+def count_or_estimate(text: str) -> int:
+    """``count_tokens(text)`` where ``available()``, else ``estimate(text)`` (the default install: issue 24)."""
+    return count_tokens(text) if available() else estimate(text)

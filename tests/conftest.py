@@ -47,3 +47,15 @@ def _duck_tape_on_path(monkeypatch):
 
     if shutil.which("duck-tape") is None:
         monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _store_key_of_the_test_session(tmp_path_factory):
+    """The test session keeps the store key (``pipeline.state.trust``) in a folder of its own, never in the home folder
+    of whoever runs the tests; subprocesses inherit it through the environment.  Session-scoped, so that it is set
+    before any module-scoped fixture runs a command."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    mp.delenv("DUCK_TAPE_KEY_FILE", raising=False)
+    yield
+    mp.undo()

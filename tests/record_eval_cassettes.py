@@ -46,25 +46,32 @@ def _plain(entry, drop: str | None = None) -> dict:
     return value
 
 
+def answer_for(name: str, user: str, rules) -> dict:
+    """The answer, masked, to the call whose response model is ``name`` (ChunkFindings, MergedFindings,
+    WovenSections) and whose user message is ``user``, from the rules distillate ``rules``.  Also used by
+    ``tests/record_agent_cli.py``."""
+    if name == "ChunkFindings":
+        fenced = user.split("<transcript>\n", 1)[1].split("\n</transcript>", 1)[0]
+        indexes = {int(n) for n in _LINE.findall(fenced)}
+        keep = lambda e: e.evidence is not None and e.evidence.event_index in indexes  # noqa: E731
+        value = {"decisions": [_plain(d, drop="origin") for d in rules.decisions if keep(d)],
+                 "facts": [_plain(f) for f in rules.facts if keep(f)]}
+    elif name == "MergedFindings":
+        value = json.loads(user.split("<findings>\n", 1)[1].split("\n</findings>", 1)[0])
+    elif name == "WovenSections":
+        value = {"approved_workflow": rules.approved_workflow, "position": _plain(rules.position)}
+    else:
+        raise ValueError(f"unexpected call with response model {name!r}")
+    return _masked(value)
+
+
 def responder(rules):
     """A stand-in step builder answering each call from the rules distillate ``rules``."""
 
     def respond(body: dict):
         name = (body.get("tools") or [{}])[0].get("function", {}).get("name", "")
         user = body["messages"][1]["content"] if len(body.get("messages", [])) > 1 else ""
-        if name == "ChunkFindings":
-            fenced = user.split("<transcript>\n", 1)[1].split("\n</transcript>", 1)[0]
-            indexes = {int(n) for n in _LINE.findall(fenced)}
-            keep = lambda e: e.evidence is not None and e.evidence.event_index in indexes  # noqa: E731
-            value = {"decisions": [_plain(d, drop="origin") for d in rules.decisions if keep(d)],
-                     "facts": [_plain(f) for f in rules.facts if keep(f)]}
-        elif name == "MergedFindings":
-            value = json.loads(user.split("<findings>\n", 1)[1].split("\n</findings>", 1)[0])
-        elif name == "WovenSections":
-            value = {"approved_workflow": rules.approved_workflow, "position": _plain(rules.position)}
-        else:
-            raise ValueError(f"unexpected call with tool {name!r}")
-        return answer(_masked(value))
+        return answer(answer_for(name, user, rules))
 
     return respond
 

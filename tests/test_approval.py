@@ -7,7 +7,7 @@ from pipeline.approval import ask, is_approval
 
 @pytest.mark.parametrize(
     "answer",
-    ["yes", "Yes", "YES!", "approve", "approved", "ok", "OK.", "okay", "go ahead", "Go ahead.", "confirm",
+    ["yes", "Yes", "YES!", "y", "Y", "y.", " Y ", "approve", "approved", "ok", "OK.", "okay", "go ahead", "Go ahead.", "confirm",
      "yes, write it", "looks good, go ahead", "lgtm", "I approve", "sure, do it"],
 )
 def test_approving_answers(answer):
@@ -17,7 +17,7 @@ def test_approving_answers(answer):
 @pytest.mark.parametrize(
     "answer",
     ["continue", "next", "Next.", "a", "b", "B", "2", "", "   ", "no", "No, not yet", "not yet", "don't",
-     "yes but wait", "hold on", "cancel", "maybe", "what is this?", "y"],
+     "yes but wait", "hold on", "cancel", "maybe", "what is this?", "n", "N", "x", "z", "yy"],
 )
 def test_non_approving_answers(answer):
     assert is_approval(answer) is False
@@ -31,7 +31,7 @@ def test_ask_reads_once_and_judges():
         return "go ahead"
 
     assert ask("Write x?", read=fake_read) is True
-    assert questions == ["Write x?"]
+    assert questions == ["Write x? [y/N] "]  # the prompt offers y, so y approves (issue 24)
 
 
 def test_ask_eof_is_declined():

@@ -39,7 +39,7 @@ def run() -> BatchRun:
 
 def test_totals(run):
     t = totals(run)
-    assert t == {"sessions": 3, "status": {"failed": 1, "ok": 2}, "cached": 1, "failed": 1, "events": 52,
+    assert t == {"sessions": 3, "status": {"failed": 1, "ok": 2}, "cached": 1, "failed": 1, "refused": 0, "events": 52,
                  "decisions": 4, "facts": 7, "tokens": 5120, "cost": 0.0123, "seconds": 4.75, "computed_seconds": 0.25,
                  "wall_seconds": 5.0, "skipped_files": 1}
 
@@ -129,7 +129,8 @@ def test_a_terminal_gets_the_rich_progress_bar(run):
 
 
 def test_summary_line_says_how_many_failures_were_refusals(run):
-    """The summary said '2 failed' while the table said 'failed 1, refused 1': the refusals are now named."""
+    """The summary said '2 failed' while the table said 'failed 1, refused 1': both count each status alone now
+    (issue 24, item 5)."""
     run.rows[0]["status"] = "refused"
     md = to_markdown(run)
-    assert "3 session(s): 1 from cache, 2 failed (of which 1 refused by redaction); " in md
+    assert "3 session(s): 1 from cache, 1 failed, 1 refused by redaction; " in md

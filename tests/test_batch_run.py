@@ -32,7 +32,9 @@ def test_batch_writes_state_files_and_report_and_exits_6(capsys, archive, tmp_pa
     code, stdout, err = run(capsys, "batch", str(archive), "--out", str(out), "--jobs", "2")
     assert code == 6
     assert states(out) == sorted([f"{A}.state.md", f"{B}.state.md", f"{C}.state.md"])
-    assert "duck-tape: error: 2 of 5 session(s) failed: " in err and "upload-2026-02-28.jsonl" in err
+    # one way of counting everywhere (issue 24, item 5: the summary said "1 failed", the error "2 ... failed")
+    assert (f"duck-tape: error: 2 of 5 session(s) not written: 1 failed (upload-2026-02-28.jsonl), 1 refused by "
+            f"redaction ({D}); pass --mask to write the refused ones with <REDACTED>; see {out / 'report.md'}") in err
     assert "[5/5]" in err and "batch: 5 transcript(s), 0 from cache, 5 to process with 2 worker(s)" in err
     assert stdout.startswith("5 session(s), 0 from cache: 1 failed, 3 ok, 1 refused; ")
     report = json.loads((out / "report.json").read_text())
@@ -45,13 +47,14 @@ def test_batch_writes_state_files_and_report_and_exits_6(capsys, archive, tmp_pa
     assert any("Flagged: openai-api-key" in e for e in rows[D]["errors"]) and not any(SECRET in e for e in rows[D]["errors"])
     assert "text" not in rows[A]
     totals = report["totals"]
-    assert (totals["sessions"], totals["failed"], totals["cached"]) == (5, 2, 0)
+    assert (totals["sessions"], totals["failed"], totals["refused"], totals["cached"]) == (5, 1, 1, 0)
     assert totals["decisions"] == sum(r["decisions"] for r in report["sessions"] if r["status"] == "ok")
     reasons = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
     assert reasons["agent-5d1e9a7c.jsonl"] == "warm-up sub-agent file (not a task)"
     assert reasons["agent-a3f9c2d17b8e4f6a1.jsonl"].startswith("sub-agent file, linked to its parent session")
     assert len([r for r in reasons.values() if r.endswith("(duplicate)")]) == 1
     md = (out / "report.md").read_text()
+    assert "\n5 session(s): 0 from cache, 1 failed, 1 refused by redaction; " in md
     assert md.startswith("# duck-tape batch report\n") and f"| {A} | claude-code |" in md and "**total** (5 sessions)" in md
 
 
@@ -295,3 +298,17 @@ class _Lines:
 
     def isatty(self) -> bool:
         return False
+
+
+def test_minimal_claude_code_lines_are_a_session(capsys, tmp_path):
+    """Issue 24, item 5: the duck-tape skill's fixtures ({type, message, timestamp} lines) were 'unknown format'."""
+    from test_read_claude_code import MINIMAL_LINES
+
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    (folder / "skill-fixture.jsonl").write_text("".join(json.dumps(line) + "\n" for line in MINIMAL_LINES))
+    code, stdout, err = run(capsys, "batch", str(folder), "--out", str(tmp_path / "out"), "--jobs", "1")
+    assert code == 0, err
+    assert stdout.startswith("1 session(s), 0 from cache: 1 ok; ")
+    [row] = json.loads((tmp_path / "out" / "report.json").read_text())["sessions"]
+    assert (row["status"], row["harness"], row["events"]) == ("ok", "claude-code", 4)

@@ -3,6 +3,8 @@ transcript path, and every failure that must still exit 0 with a marker-only wri
 
 from __future__ import annotations
 
+import hashlib
+
 import io
 import json
 import os
@@ -117,8 +119,8 @@ def test_secrets_are_masked_not_refused(tmp_path):
     [name] = autos(store)
     text = (store / name).read_text()
     assert key not in text and "ops-lead@example.com" not in text
-    assert text.count("<REDACTED>") == 2
-    assert "masked 2 potential secret(s) with <REDACTED> (email, openai-api-key)" in err
+    assert text.count("<REDACTED>") == 3  # the key in the Approved Workflow and in Current (which names the task)
+    assert "masked 3 potential secret(s) with <REDACTED> (email, openai-api-key)" in err
 
 
 def test_copilot_payload(tmp_path):
@@ -255,19 +257,36 @@ def test_unknown_format_gives_marker_only(tmp_path):
     assert read_marker(store).transcript == str(bad)
 
 
-def test_same_minute_file_is_kept_and_said(tmp_path):
+def test_same_minute_file_of_another_session_is_kept_and_this_one_gets_its_own_name(tmp_path):
+    """Issue 23 item 5: the second session of a minute used to find the name taken, keep the other's file and write
+    only the marker, whose latest-state then named the other session's file."""
     store = tmp_path / "store"
     now = datetime(2026, 3, 10, 11, 0, 5, tzinfo=timezone.utc)
     first = run_checkpoint(HookInput(transcript_path=str(CC)), store=store, now=now)
-    assert first.written
+    assert first.written and first.state_path.name == state_filename("2026-03-10-1100", "auto")
     before = first.state_path.read_bytes()
     second = run_checkpoint(HookInput(transcript_path=str(COPILOT)), store=store, now=now.replace(second=50))
-    assert not second.written and second.state_path == first.state_path
-    assert second.state_path.read_bytes() == before
-    assert any("already exists (a checkpoint in the same minute); kept it" in m for m in second.messages)
+    assert second.written and second.state_path != first.state_path
+    assert first.state_path.read_bytes() == before
+    tag = hashlib.sha256(second.session_id.encode()).hexdigest()[:6]
+    assert second.state_path.name == f"2026-03-10-1100-auto-{tag}.state.md"
+    assert second.state_path.read_text().splitlines()[2].startswith("Session: 2026-03-10-1100-auto | Cwd: ")
     marker = read_marker(store)
-    assert marker.latest_state == state_filename("2026-03-10-1100", "auto") and marker.transcript == str(COPILOT)
+    assert marker.latest_state == second.state_path.name and marker.transcript == str(COPILOT)
     assert marker.time == "2026-03-10T11:00:50Z"
+
+
+def test_a_second_checkpoint_of_the_same_session_in_the_same_minute_replaces_its_own_file(tmp_path):
+    store = tmp_path / "store"
+    now = datetime(2026, 3, 10, 11, 0, 5, tzinfo=timezone.utc)
+    first = run_checkpoint(HookInput(transcript_path=str(COPILOT)), store=store, now=now)
+    second = run_checkpoint(HookInput(transcript_path=str(COPILOT), trigger="manual"), store=store,
+                            now=now.replace(second=40))
+    assert second.written and second.state_path == first.state_path
+    assert "pre-compact manual" in second.state_path.read_text()  # the newer state, not the first one kept
+    assert any("replaced" in m and "same minute" in m for m in second.messages)
+    assert [p.name for p in store.glob("*.state.md")] == [first.state_path.name]
+    assert read_marker(store).latest_state == first.state_path.name
 
 
 def test_rotation_keeps_ten_and_evicts_the_oldest_auto(tmp_path):
@@ -440,3 +459,19 @@ def test_max_bytes_raises_the_cap_the_size_error_points_to(tmp_path):
     bad = run_process(["checkpoint", "--dir", str(tmp_path / "c"), "--max-bytes=-5"], payload, tmp_path)
     assert bad.returncode == 0 and len(autos(tmp_path / "c")) == 1  # the default cap applies
     assert "ignoring unexpected argument(s): --max-bytes -5 (not a positive number of bytes)" in bad.stderr
+
+
+def test_temp_files_a_killed_writer_left_are_removed_by_the_next_checkpoint(tmp_path):
+    """Issue 22 item 6: a killed checkpoint's ``.<name>.<pid>.<hex>.tmp`` files stayed until a ``merge``; the next
+    checkpoint removes those of processes that are gone, even one that writes only the marker."""
+    store = tmp_path / "store"
+    (store / ".markers").mkdir(parents=True)
+    (store / ".owned").mkdir()
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    left = [store / f".2026-03-10-1100-auto.state.md.{dead}.0badc0de.tmp", store / f".last-compact.{dead}.1234abcd.tmp",
+            store / ".markers" / f".s-1.json.{dead}.5678abcd.tmp", store / ".owned" / f".x.state.md.{dead}.9abcdef0.tmp"]
+    for path in left:
+        path.write_text("half written")
+    result = run_checkpoint(HookInput(transcript_path=str(tmp_path / "missing.jsonl")), store=store)
+    assert not result.written and result.marker_path is not None  # a marker-only write
+    assert [p for p in left if p.exists()] == []

@@ -4,6 +4,7 @@ the header (trial input: a Gemini checkpoint wrote ``Cwd: unknown`` although the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ def _checkpoint(tmp_path: Path, rows: list[dict], cwd: str) -> str:
                "trigger": "auto"}
     subprocess.run([sys.executable, "-m", "pipeline", "checkpoint", "--dir", str(tmp_path / "st")], cwd=tmp_path,
                    input=json.dumps(payload), text=True, capture_output=True, check=True,
-                   env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                   env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
     return next((tmp_path / "st").glob("*-auto.state.md")).read_text()
 
 

@@ -98,10 +98,14 @@ def test_bootstrap_shape_and_scaffold_lines():
     after = merged(None, state(RECOVERED)).after
     assert after.startswith("# Project Context: shop\n\n## Contents\n- [Goals](#goals)\n")
     assert "## Goals\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit goal\n\n## Decisions\n" in after
-    assert "## Conventions\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit convention\n" in after
-    assert "## Deferred-Debt\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit debt\n" in after
-    assert "explicit decision" not in after and "explicit question" not in after and "explicit note" not in after
-    assert after.endswith("(shop@feature/rate-limit): 28 added, 0 superseded, 0 dropped.\n")
+    assert "## Glossary\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit term\n" in after
+    assert "## Open-Questions\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit question\n" in after
+    assert "explicit decision" not in after and "explicit debt" not in after and "explicit note" not in after
+    # revised map: 9 decisions, 2 conventions, 1 debt and 9 durable facts (Notes bullets)
+    assert "(shop@feature/rate-limit): 21 added, 0 superseded, 0 dropped.\n- Key finding: " in after
+    assert after.endswith("- Tried slowapi first, it failed because it needs the Starlette request object and our "
+                          "handlers are plain Flask views, it only works on FastAPI/Starlette endpoints that take a "
+                          "`request` argument.\n")
     assert "\n\n\n" not in after
     empty = merged(None).after
     assert empty.count("TODO(scaffold)") == 7 and empty.startswith("# Project Context\n")
@@ -125,9 +129,8 @@ def test_supersede_records_old_and_new_and_keeps_the_place():
            "with a capacity of 40 requests and a refill of 10 tokens per second - partner-7 runs a nightly sync " \
            "that bursts to 35 requests)" in line
     decisions = [it.label for it in items(parse(outcome.after).get("Decisions")) if it.kind == "entry"]
-    assert decisions.index("key-each-bucket-api") == 6  # same place as before, new ones appended
-    assert decisions[-3:] == ["workflow-finish-rate-limiting-branch", "proxyfix-x-for-1",
-                              "trusting-every-x-forwarded-for-hop"]
+    assert decisions.index("key-each-bucket-api") == 5  # same place as before, new ones appended
+    assert decisions[-2:] == ["proxyfix-x-for-1", "trusting-every-x-forwarded-for-hop"]
     assert "(date: 2026-03-11)" in next(l for l in outcome.after.splitlines() if "**key-each-bucket-api**" in l)
 
 
@@ -143,7 +146,10 @@ def test_resolved_question_dropped_with_reason_and_debt_gains_status_only():
     new = outcome.after.splitlines()
     debt_old = old[old.index("## Deferred-Debt") + 1: old.index("## Open-Questions")]
     debt_new = new[new.index("## Deferred-Debt") + 1: new.index("## Open-Questions")]
-    assert debt_new == [debt_old[0], debt_old[1] + " [status: resolved]", *debt_old[2:]]
+    # the resolved entry gains its status marker with the date of the state that showed it done (issue 26)
+    assert debt_new[:len(debt_old)] == [debt_old[0], debt_old[1] + " (resolved: 2026-03-11) [status: resolved]",
+                                        *debt_old[2:-1], debt_new[len(debt_old) - 1]]
+    assert debt_new[len(debt_old) - 1].startswith("- TODO(todo): 2026-03-11 Ask the partner team")
     assert "- Superseded: Deferred-Debt TODO(perf,#41): rate-limited requests are not logged, so we cannot see " \
            "which partner hits the limit (no status -> resolved)" in outcome.changelog
 
@@ -183,7 +189,7 @@ def test_scaffold_gives_way_to_the_first_entry_and_debt_scaffold_is_marked_resol
     text = render(doc)
     assert "## Goals\n- **p95**: under 300 ms\n\n" in text
     assert ("## Deferred-Debt\n- TODO(scaffold): 2026-03-12 context bootstrap pending first explicit debt [status: resolved]\n"
-            "- TODO(perf,#12): 2026-03-12 cache warm-up\n") in text
+            "- TODO(perf,#12): 2026-03-12 cache warm-up [status: open]\n") in text
     assert [(c.kind, c.section, c.key) for c in changes] == [
         ("Dropped", "Goals", "TODO(scaffold)"), ("Added", "Goals", "p95"),
         ("Superseded", "Deferred-Debt", "TODO(scaffold)"), ("Added", "Deferred-Debt", "TODO(perf,#12): cache warm-up")]
@@ -204,7 +210,9 @@ def test_notes_blocks_are_inserted_in_timestamp_order_never_rewritten():
 def test_merge_of_several_states_is_folded_to_the_net_change():
     outcome = merged(None, state(RECOVERED), state(FOLLOW_UP))
     assert not any(l.startswith("- Superseded") or l.startswith("- Dropped") for l in outcome.changelog)
-    assert "Document the RATE_LIMIT_*" not in outcome.after  # raised by the first state, done in the second
+    # raised by the first state, done in the second: added already resolved, dated with the second state
+    assert ("- TODO(docs): 2026-03-10 Document the RATE_LIMIT_* settings in docs/configuration.md "
+            "(resolved: 2026-03-11) [status: resolved]\n") in outcome.after
     assert "capacity of 40 requests" in outcome.after and "capacity of 20 requests" not in outcome.after
     assert outcome.after.count("### 2026-03-1") == 2  # each state contributed, each gets its Notes block
 
@@ -259,7 +267,7 @@ def test_duplicate_sections_abort():
 
 
 def secret_state() -> AgentState:
-    return small_state(facts=[Fact(text=f"the staging key is {SECRET}")],
+    return small_state(facts=[Fact(text=f"STAGING_KEY: the staging key, {SECRET}")],
                        position=Position(remaining=[f"rotate {SECRET} after the demo"]))
 
 
@@ -269,15 +277,15 @@ def test_secret_refuses_the_merge_with_the_report():
     assert err.value.exit_code == 3
     assert err.value.report[0] == "Redaction: detected 1 potential secret(s) in Glossary."
     assert err.value.report[1].startswith("Flagged: openai-api-key at line ") and err.value.report[1].endswith(": sk-p...")
-    assert any(line == "Redaction: detected 1 potential secret(s) in Open-Questions." for line in err.value.report)
+    assert any(line == "Redaction: detected 1 potential secret(s) in Deferred-Debt." for line in err.value.report)
     assert all(SECRET not in line for line in err.value.report)
 
 
 def test_mask_writes_redacted_counts_it_and_is_idempotent():
     outcome = merged(fixture("small.md"), secret_state(), mask=True)
     assert SECRET not in outcome.after
-    assert "- **staging-key-redacted**: the staging key is <REDACTED>" in outcome.after
-    assert outcome.changelog[-2:] == ["- Redacted: Glossary 1 secret(s)", "- Redacted: Open-Questions 1 secret(s)"]
+    assert "- **STAGING_KEY**: the staging key, <REDACTED>" in outcome.after
+    assert outcome.changelog[-2:] == ["- Redacted: Glossary 1 secret(s)", "- Redacted: Deferred-Debt 1 secret(s)"]
     assert merged(outcome.after, secret_state(), mask=True).changelog == [NO_CHANGES]
 
 
@@ -294,13 +302,16 @@ def test_secret_already_in_the_file_is_refused_or_masked():
 _words = st.sampled_from(["redis", "token", "bucket", "lua", "script", "limit", "partner", "checkout", "retry",
                           "window", "the", "a", "no", "cache", "#41", "docs", "PR", "main", "fixed"])
 _phrase = st.lists(_words, min_size=1, max_size=6).map(" ".join)
+# facts of every kind the translation tells apart: one-off, durable (Notes), a rule (Conventions), a term (Glossary)
+_fact = st.one_of(_phrase, _phrase.map(lambda p: f"{p} because the cache is cold"),
+                  _phrase.map(lambda p: f"never touch {p}"), _phrase.map(lambda p: f"Bucket: the {p}"))
 _decision = st.builds(lambda w, r, s, d: Decision(timestamp=f"2026-03-{d:02d}T10:00:00Z", status=s, what=w, reasoning=r),
                       _phrase, _phrase, st.sampled_from(["APPROVED", "REJECTED"]), st.integers(1, 28))
 _state = st.builds(
     lambda ds, fs, rem, done, wf, day: AgentState(
         stamp=f"2026-03-{day:02d}-1000", created=f"2026-03-{day:02d}T10:00:00Z", decisions=ds,
         facts=[Fact(text=f) for f in fs], position=Position(remaining=rem, done=done), approved_workflow=wf),
-    st.lists(_decision, max_size=4), st.lists(_phrase, max_size=4), st.lists(_phrase, max_size=3),
+    st.lists(_decision, max_size=4), st.lists(_fact, max_size=4), st.lists(_phrase, max_size=3),
     st.lists(_phrase, max_size=3), st.one_of(st.none(), _phrase), st.integers(1, 28))
 
 

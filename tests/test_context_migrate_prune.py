@@ -107,6 +107,29 @@ def test_classify_uses_heading_context_and_ties_are_flagged():
     assert [(b.kind, b.start, b.end) for b in blocks] == [("para", 2, 4), ("item", 4, 6), ("code", 6, 9), ("heading", 9, 10)]
 
 
+def test_migrate_of_an_agents_file_uses_the_translation_rules_in_any_language():
+    """Issue 26 item 3: an AGENTS.md / CLAUDE.md-style file (Portuguese and Chinese here) is sorted by the same rules
+    as a state file: standing rules -> Conventions, choices -> Decisions, a procedural step and commands stay where
+    they are, definitions -> Glossary, deferrals -> Deferred-Debt, a goal, a question, a cause -> Notes."""
+    outcome = migrated(fixture("agents-multilingual.md"))
+    placed = {p["excerpt"][:24]: p["to"] for p in outcome.placements}
+    assert placed == {
+        "Instruções para agentes ": "kept", "`make dev` — sobe o Post": "kept", "`pnpm test`: roda os tes": "kept",
+        "Nunca faça push direto n": "Conventions", "Não mexa no módulo de pa": "Conventions",
+        "Rode `pnpm lint` antes d": "Conventions", "永远不要把 `.env` 文件提交到仓库。": "Conventions",
+        "Decidimos usar pnpm em v": "Decisions", "我们决定用 SQLite 而不是 MySQL 做": "Decisions",
+        "pode commitar essas alte": "kept", "lote significa um conjun": "Glossary", "租户是指一个付费客户账号": "Glossary",
+        "Por enquanto o cache de ": "Deferred-Debt", "暂时跳过了支付回调的测试，以后补上。": "Deferred-Debt",
+        "O objetivo é que o check": "Goals", "Quem é dono do serviço d": "Open-Questions",
+        "原因是服务器时区设置为 UTC，所以日报会差一天": "Notes", "A planta do escritório s": "kept",
+        "## Regras": "removed", "## Glossário": "removed"}
+    doc = parse(outcome.after)
+    assert [it.label for it in items(doc.get("Glossary")) if it.kind == "entry"] == ["lote", "租户"]
+    assert all(it.status == "open" for it in items(doc.get("Deferred-Debt")) if it.kind == "debt")
+    assert "## Decisões\n- pode commitar essas alterações\n" in outcome.after  # a session step is no decision
+    assert migrated(outcome.after).changelog == [NO_CHANGES]
+
+
 def test_prune_golden_and_nothing_else_changes():
     text = fixture("medium.md")
     after, changelog = plan_prune(text, ["2026-02-12 16:40"], path="CONTEXT.md")

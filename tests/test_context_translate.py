@@ -63,36 +63,51 @@ def test_reduce_text_drops_output_hashes_and_long_path_prefixes_only():
 
 
 def test_translate_recovered_state_rigid_map():
+    """Revised rigid map (DESIGN.md "Translation", 2026-12-04; issue 26): lasting decisions only, user rules to
+    Conventions, durable facts to Notes, Remaining to Deferred-Debt, the workflow (a task list) not translated."""
     delta = translate(state("2026-03-10-1000-recovered.state.md"))
     assert (delta.session, delta.origin, delta.stamp) == (
         "2026-03-10-1000-recovered", "shop@feature/rate-limit", "2026-03-10 10:00")
     decisions = [e for e in delta.entries if e.section == "Decisions"]
-    assert decisions[0].key == "workflow-keep-getting-hammered-post"
-    assert decisions[0].text.startswith("We keep getting hammered on POST /api/checkout")
-    assert "10.2.7.14" not in decisions[0].text and "from the ingress log" not in decisions[0].text
-    assert "also cover the /refund endpoint" in decisions[0].text
     by_key = {e.key: e for e in decisions}
+    assert not any(e.key.startswith("workflow-") for e in delta.entries)
     assert by_key["token-bucket"].text.startswith("APPROVED: the token bucket - user's instruction")
     assert by_key["fixed-window"].text.startswith("REJECTED: a fixed window - user said")
     assert by_key["fixed-window"].date == "2026-03-10"
-    assert by_key["edit-gateway"].text.startswith("REJECTED: edit shop/payments/gateway.py - user declined")
-    assert len(decisions) == 12  # workflow + 11 Decision Log lines
-    glossary = [e for e in delta.entries if e.section == "Glossary"]
-    assert len(glossary) == 14
-    assert all(e.section in ("Decisions", "Glossary") for e in delta.entries)
-    assert [q.text for q in delta.questions] == [
-        "Document the RATE_LIMIT_* settings in docs/configuration.md",
-        "Push feature/rate-limit and open a PR against main"]
+    assert list(by_key) == ["fixed-window", "token-bucket", "token-bucket-redis", "in-memory-limiter", "slowapi",
+                            "key-each-bucket-api", "429-retry-after-header", "lua-script", "multi-exec"]
+    conventions = {e.key: e.text for e in delta.entries if e.section == "Conventions"}
+    assert conventions == {
+        "never-push-main-directly": "never push to main directly, open a PR when the whole thing is done",
+        "dont-touch-payments-module": "don't touch the payments module, that's owned by the payments team."}
+    assert not [e for e in delta.entries if e.section in ("Glossary", "Goals")]
+    facts = [f.text for f in delta.facts]
+    assert len(facts) == 9 and facts[0].startswith("Key finding: the Redis client in src/shop/cache.py")
+    assert "Found it: redis-server in this dev container listens on port 6380, not 6379." in facts
+    assert [(d.type, d.what, d.status) for d in delta.debts] == [
+        ("docs", "Document the RATE_LIMIT_* settings in docs/configuration.md", "open")]
+    assert delta.questions == []
+    skipped = [(s.source, s.text[:41], s.reason) for s in delta.skipped]
+    assert skipped == [
+        ("Approved Workflow", "We keep getting hammered on POST /api/che", "task list"),
+        ("Decision Log", "REJECTED: edit shop/payments/gateway.py", "declined session action"),
+        ("Decision Log", "REJECTED: changing the checkout lock", "declined session action"),
+        ("Established Facts", "no, don't use a fixed window, use the tok", "one-off request"),
+        ("Established Facts", "stick to the api layer", "one-off request"),
+        ("Established Facts", "leave the checkout lock as is, thats a se", "one-off request"),
+        ("Position.Remaining", "Push feature/rate-limit and open a PR aga", "procedural step")]
     assert "Run /review on src/shop/api" in delta.done
 
 
 def test_translate_follow_up_state_keeps_terms_and_drops_pasted_output():
     delta = translate(state("2026-03-11-0900.state.md"))
     glossary = {e.key: e.text for e in delta.entries if e.section == "Glossary"}
-    assert glossary == {
-        "Retry-After": "seconds until the bucket holds one token again, rounded up",
-        "ingress-adds-exactly-one": "The ingress adds exactly one X-Forwarded-For hop (set in deploy/ingress/values.yaml).",
-    }
+    assert glossary == {"Retry-After": "seconds until the bucket holds one token again, rounded up"}
+    assert [f.text for f in delta.facts] == [
+        "The ingress adds exactly one X-Forwarded-For hop (set in deploy/ingress/values.yaml)."]
+    assert [s.reason for s in delta.skipped if s.source == "Established Facts"] == ["pasted output"] * 3
+    assert [(d.type, d.what) for d in delta.debts] == [
+        ("todo", "Ask the partner team whether 40 requests per bucket is enough for the nightly sync")]
     assert "Committed with the new capacity" in delta.done
     assert not any("b41c9e07" in d for d in delta.done)
 
@@ -111,12 +126,29 @@ def test_same_state_translates_to_the_same_keys_and_keys_ignore_other_states():
 def test_translate_masker_masks_before_keys_and_counts():
     secret = "sk-proj-Zx9FAKEq7Lm2Vb8Nc4Rt6Yh1Jk3Pw5Sd0"
     st = AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
-                    facts=[Fact(text=f"{secret} is the staging key")],
+                    facts=[Fact(text=f"never commit {secret} or any other staging key")],
                     position=Position(remaining=[f"rotate {secret}"]))
     from pipeline.context.gate import masker
 
     delta = translate(st, masker=masker)
     entry = delta.entries[0]
-    assert secret not in entry.text and secret.lower() not in entry.key
-    assert (entry.text, entry.redacted) == ("<REDACTED> is the staging key", 1)
-    assert (delta.questions[0].text, delta.questions[0].redacted) == ("rotate <REDACTED>", 1)
+    assert entry.section == "Conventions" and secret not in entry.text and secret.lower() not in entry.key
+    assert (entry.text, entry.redacted) == ("never commit <REDACTED> or any other staging key", 1)
+    assert (delta.debts[0].what, delta.debts[0].redacted) == ("rotate <REDACTED>", 1)
+
+
+def test_rules_of_a_state_that_took_in_a_prompt_template_are_the_templates():
+    """Rule-like facts beside three or more lines in a prompt's words (RFC 2119 MUST, "the user") come from a pasted
+    prompt or command template, not from the user (issue 26: Conventions hold the user's rules)."""
+    template = ["Agents MUST read the spec before coding.", "You MUST keep the user input verbatim.",
+                "Each phase MUST end with a checkpoint.", "Always operate on the existing spec file."]
+    delta = translate(AgentState(
+        stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z", facts=[Fact(text=t) for t in template],
+        decisions=[Decision(timestamp="2026-03-12T07:00:00Z", status="REJECTED", what="two low-impact questions",
+                            reasoning="Ensure coverage balance: cover the highest impact areas first")]))
+    assert [e for e in delta.entries if e.section in ("Conventions", "Decisions")] == []
+    assert [s.reason for s in delta.skipped] == ["prompt text, not the user's words"] * 5
+    own = translate(AgentState(stamp="2026-03-12-0800", created="2026-03-12T08:00:00Z",
+                               facts=[Fact(text=template[0]), Fact(text="Always operate on the existing spec file.")]))
+    assert [(e.key, e.text) for e in own.entries] == [("always-operate-existing-spec",
+                                                      "Always operate on the existing spec file.")]

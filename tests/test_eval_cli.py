@@ -6,6 +6,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pytest
+
 from evals import engines
 from pipeline.cli import main
 
@@ -90,3 +92,47 @@ def test_an_engine_failing_on_a_case_is_reported(tmp_path, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert "`quirk`: engine error: RuntimeError: model returned garbage" in captured.out
     assert "case quirk failed" in captured.err
+
+
+@pytest.mark.parametrize("name, content, message", [
+    # trial inputs (issue 24, item 4): a package.json crashed with AttributeError, a binary file with
+    # UnicodeDecodeError
+    ("package.json", b'{"name": "shop", "version": "1.0.0", "scripts": {"test": "jest"}}',
+     "'name' holds a str, not a list of probe objects: expected a corpus probes file"),
+    ("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "a binary file, not a suite YAML"),
+    ("probes.json", b"\x89PNG\r\n\x1a\n\x00\x00", "a binary file, not a corpus probes file"),
+    ("latin1.yaml", "name: caf\u00e9\n".encode("latin-1"), "not UTF-8 text (byte 9), so not a suite YAML"),
+    ("list.yaml", b"- a\n- b\n", "a YAML list, not a suite YAML"),
+    ("empty.yaml", b"", "empty, not a suite YAML"),
+    ("notes.md", b"# Notes\n\nsome words\n", "a YAML str, not a suite YAML"),
+])
+def test_a_file_that_is_not_a_suite_is_exit_2_naming_it(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    code = main(["eval", "--suite", str(path), "--engine", "rules"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"duck-tape: error: {path}: ") and message in err, err
+    assert "Traceback" not in err and "unexpected error" not in err
+
+
+def test_a_missing_suite_is_exit_2_naming_it(tmp_path, capsys):
+    code = main(["eval", "--suite", str(tmp_path / "nope.yaml"), "--engine", "rules"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / 'nope.yaml'}: cannot read it (No such file or directory); expected a suite" in err
+
+
+def test_real_suite_from_an_installed_copy_needs_duck_tape_corpus(tmp_path, capsys, monkeypatch):
+    """Trial input: from an installed copy `--suite real` looked under .../lib/python3.11/shared/corpus."""
+    from evals import corpus
+
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    (site / "evals").mkdir(parents=True)
+    monkeypatch.setattr(corpus, "ROOT", site)
+    monkeypatch.delenv("DUCK_TAPE_CORPUS", raising=False)
+    code = main(["eval", "--suite", "real", "--engine", "rules"])
+    err = capsys.readouterr().err
+    assert code == 2 and "set DUCK_TAPE_CORPUS to the folder holding its probes.json" in err
+    assert "shared" not in err
+    monkeypatch.setenv("DUCK_TAPE_CORPUS", str(tmp_path / "corpus"))
+    assert corpus.default_path() == tmp_path / "corpus" / "probes.json"

@@ -63,7 +63,8 @@ def test_corpus_file_becomes_a_suite_with_cases_named_after_transcripts(tmp_path
         "copilot-cli-legacy.jsonl": [{"id": "b", "kind": "keep", "sections": ["*"], "all": ["6380"]}],
     })
     suite = corpus.load(path)
-    assert suite.name == "real"
+    assert suite.name == f"real:{tmp_path.name}"  # named by its folder: no bars of the named sets apply to it
+    assert corpus.load(path, "real").name == "real"
     assert [(c.id, c.harness) for c in suite.cases] == [("87cd", "claude-code"), ("copilot-cli-legacy", "copilot")]
     assert suite.cases[0].transcript == str(tmp_path.resolve() / "claude-code-2.1.89-main" / "87cd.jsonl")
     assert suite.cases[0].probes[0].matching == "substring"
@@ -117,7 +118,7 @@ def test_keep_is_all_over_the_whole_file(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("{", "bad JSON"),
-    ("[]", "expected an object"),
+    ("[]", "a JSON list: expected a corpus probes file"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["Nowhere"], "all": ["x"]}]}', "unknown section 'Nowhere'"),
     ('{"a.jsonl": [{"id": "p", "kind": "fact", "sections": ["*"]}]}', "expected 'all' or 'none'"),
     ('{"a.jsonl": [{"id": "p", "kind": "facts", "sections": ["*"], "all": ["x"]}]}', "kind"),
@@ -155,8 +156,9 @@ def test_rules_engine_meets_the_real_suite_ratchet():
     bar = thresholds.load(suite="real")["rules"]
     failing = [f"{r.case}/{r.probe.id}" for r in score.results if not r.passed]
     assert thresholds.misses(score, bar) == [], failing
-    # no state file grows past 8 KB on any corpus transcript (issue 12 "Bars")
-    assert max(c.state_bytes for c in score.cases) <= 8192, {c.case: c.state_bytes for c in score.cases}
+    # no state file grows past 12 KB on any corpus transcript (issue 21 "Bars"; the sections' budgets grow with the
+    # session, issue 12 held them to 8 KB)
+    assert max(c.state_bytes for c in score.cases) <= 12 * 1024, {c.case: c.state_bytes for c in score.cases}
 
 
 def test_eval_report_is_masked(tmp_path, capsys):
@@ -176,3 +178,26 @@ def test_eval_report_is_masked(tmp_path, capsys):
     out = capsys.readouterr().out
     assert secret not in out and secret not in report.read_text(encoding="utf-8")
     assert "<REDACTED>" in out
+
+
+CORPUS2 = ROOT.parent / "shared" / "corpus2" / "probes.json"
+
+
+@pytest.mark.skipif(not CORPUS2.is_file(), reason="the second development set (shared/corpus2) is not beside this checkout")
+def test_rules_engine_meets_the_second_real_suite_ratchet():
+    """The second development set (issue 21 §5): 18 more real sessions, probes written blind; a ratchet of its own
+    (``[suites.real2.rules]``), and no state file over 12 KB."""
+    suite = corpus.load(corpus.alias_path("real2"), "real2")
+    assert suite.name == "real2" and len(suite.cases) == 18
+    [score] = runner.run([suite], [engines.REGISTRY["rules"]])
+    bar = thresholds.load(suite="real2")["rules"]
+    failing = [f"{r.case}/{r.probe.id}" for r in score.results if not r.passed]
+    assert bar.recall >= 0.71 and thresholds.misses(score, bar) == [], failing
+    assert max(c.state_bytes for c in score.cases) <= 12 * 1024, {c.case: c.state_bytes for c in score.cases}
+
+
+def test_a_real_suite_without_bars_of_its_own_is_not_held_to_the_core_bars(tmp_path):
+    (tmp_path / "t.toml").write_text("[engines.rules]\nrecall = 0.9\n[suites.real.rules]\nrecall = 0.8\n")
+    assert thresholds.load(tmp_path / "t.toml", suite="real:corpus3") == {}
+    assert thresholds.load(tmp_path / "t.toml", suite="real")["rules"].recall == 0.8
+    assert thresholds.load(tmp_path / "t.toml", suite="core")["rules"].recall == 0.9

@@ -91,7 +91,7 @@ def test_bad_yaml_names_the_line(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(InputError, match="cannot read suite"):
+    with pytest.raises(InputError, match="cannot read it .*expected a suite YAML"):
         load_suite(tmp_path / "nope.yaml")
 
 

@@ -80,7 +80,7 @@ def test_every_jsonl_line_parses_as_an_object(rel):
 def test_generator_is_deterministic_and_fixtures_are_current(tmp_path):
     subprocess.run([sys.executable, str(FIXTURES / "generate.py"), str(tmp_path)], check=True, capture_output=True)
     generated = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
-    assert len(generated) == 16
+    assert len(generated) == 19  # 16 + the Copilot history file and the two Gemini checkpoints
     for rel in generated:
         assert (tmp_path / rel).read_bytes() == (FIXTURES / rel).read_bytes(), (
             f"fixtures/{rel} differs from a fresh run: run .venv/bin/python fixtures/generate.py")

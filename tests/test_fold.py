@@ -66,21 +66,26 @@ def test_facts_dedupe_and_past_the_cap_user_constraints_stay_then_the_newest():
     assert "old fact 1" not in got and "old fact 2" in got  # 24 places left: the newest facts
 
 
-def test_position_current_from_the_newest_done_appends_remaining_done_later_is_swept():
-    older = _state(
-        approved_workflow="From the compaction summary, pending: Execute the migration dry-run; Write the docs",
-        position=Position(current="wire the limiter", done=["explore the API", "design the bucket"],
-                          remaining=["Tests for pagination", "Update the OpenAPI spec", "Waiting for the user: ok?",
-                                     "Execute the migration dry-run", "design the bucket"]))
-    newer = _state(position=Position(current=None, done=["Tests for pagination and the legacy array response",
-                                                          "explore the API"],
+def test_position_comes_from_the_newest_part_and_done_appends():
+    older = _state(position=Position(current="wire the limiter", done=["explore the API", "design the bucket"],
+                                     remaining=["Update the OpenAPI spec", "Commit the changes made after 1a2b3c"]))
+    newer = _state(position=Position(current=None, done=["Tests for pagination", "explore the API"],
                                      remaining=["Load-test the endpoint"]))
     pos = fold(older, newer).position
-    assert pos.current == "wire the limiter"  # the newer part names none and did not do it
-    assert pos.done == ["design the bucket", "Tests for pagination and the legacy array response", "explore the API"]
-    assert pos.remaining == ["Load-test the endpoint", "Update the OpenAPI spec"]
-    done_now = _state(position=Position(done=["Wire the limiter"]))
-    assert fold(older, done_now).position.current is None
+    assert pos.current is None and pos.remaining == ["Load-test the endpoint"]  # the newest view of what is left
+    assert pos.done == ["design the bucket", "Tests for pagination", "explore the API"]
+
+
+def test_a_newer_part_naming_nothing_in_flight_keeps_the_older_position_minus_what_is_stale():
+    older = _state(
+        approved_workflow="From the compaction summary, pending: Execute the migration dry-run; Write the docs",
+        position=Position(current="wire the limiter", done=["Tests for pagination and the legacy array response"],
+                          remaining=["Tests for pagination", "Update the OpenAPI spec", "Waiting for the user: ok?",
+                                     "Execute the migration dry-run"]))
+    pos = fold(older, _state()).position
+    assert pos.current == "wire the limiter" and pos.remaining == ["Update the OpenAPI spec"]
+    did = fold(older, _state(position=Position(done=["Update the OpenAPI spec", "Wire the limiter"]))).position
+    assert did.current is None and did.remaining == []
 
 
 def test_done_keeps_the_newest_items():
@@ -106,3 +111,10 @@ def test_the_header_is_the_newer_part_s_with_what_it_does_not_know_from_the_olde
     got = fold(older, newer)
     assert (got.stamp, got.cwd, got.branch, got.session_id, got.trigger) == (
         "2026-09-02-1100", "/home/dev/shop", "feature/x", "s1", "t2")
+
+
+def test_past_the_cap_a_quirk_found_early_outranks_later_plain_facts():
+    older = _state(facts=[Fact(text="redis listens on 6380, not 6379", kind="quirk")])
+    newer = _state(facts=[Fact(text=f"note {n}") for n in range(MAX_FACTS)])
+    got = [f.text for f in fold(older, newer).facts]
+    assert got[0] == "redis listens on 6380, not 6379" and "note 0" not in got and got[-1] == f"note {MAX_FACTS - 1}"

@@ -51,6 +51,9 @@ FIXTURE_FILES = [
     "fixtures/gemini/session.jsonl",
     "fixtures/gemini/session-legacy.json",
     "fixtures/gemini/stream.jsonl",
+    "fixtures/gemini/checkpoint-units.json",
+    "fixtures/gemini/checkpoint-docs.json",
+    "fixtures/copilot/history-session.json",
 ]
 CORPUS_FILES = [
     "claude-code-1.0.48-json-array.json",

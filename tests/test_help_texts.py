@@ -28,3 +28,32 @@ def test_bash_completion_lists_commands():
     done = subprocess.run([sys.executable, "-c", "import sys; from pipeline.entry import main; sys.exit(main())"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert "status" in done.stdout.split(",") or "plain,status" in done.stdout, done.stdout + done.stderr
+
+
+def test_size_caps_in_help_match_the_default(capsys):
+    """Issue 24, item 7: `verify --help` said 256 MiB while every command reads 1 GiB by default."""
+    from pipeline.transcripts.safety import RECOVER_MAX_BYTES
+
+    assert RECOVER_MAX_BYTES == 1024 ** 3
+    for command in ("verify", "recover", "resume", "checkpoint", "extract-raw", "batch"):
+        assert main([command, "--help"]) == 0
+        out = " ".join(capsys.readouterr().out.split())
+        assert "256 MiB" not in out, command
+
+
+def test_checkpoint_help_lists_every_payload_it_reads(capsys):
+    """Issue 24, item 7: the Codex and Gemini payloads were accepted but not listed."""
+    assert main(["checkpoint", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for harness in ("Claude Code", "Copilot CLI", "Codex CLI", "Gemini CLI", "opencode"):
+        assert harness in out, harness
+
+
+def test_no_merge_leftovers_are_committed():
+    """Issue 24, item 7: docs/reference.md.orig (a merge tool's backup) was committed."""
+    done = subprocess.run(["git", "ls-files"], cwd=os.path.dirname(os.path.dirname(__file__)), capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("not a git checkout")
+    left = [name for name in done.stdout.splitlines() if name.endswith((".orig", ".rej", ".bak"))]
+    assert left == []

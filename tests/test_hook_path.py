@@ -36,6 +36,8 @@ CC = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
 MORE_TOKENS = [
     "SLACK_APP_TOKEN=xapp-1-A0FAKE0123-4567890123-fakefakefake",
     "signing secret whsec_FAKEfake0123456789abcdefGH",
+    "DO_OAUTH=doo_v1_FAKEfake0123456789FAKEfake0123456789FAKEfake0123456789FAKEfake01",
+    "refresh with dor_v1_FAKEfake0123456789FAKEfake0123456789FAKEfake0123456789FAKEfake01",
 ]
 TEXTS = [text for _, text, _ in SECRETS] + LOOKALIKES + MORE_TOKENS
 

@@ -335,7 +335,7 @@ def test_copilot_resume_line_needs_approval(tmp_path, monkeypatch):
         def isatty(self) -> bool:
             return True
 
-    answers = iter(["yes", "no"])  # the hook yes, the instructions line no
+    answers = iter(["yes", "no", "no", "no"])  # the hook yes; the instructions line, the resume prompt, refining no
     monkeypatch.setattr("sys.stdin", Terminal())
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
     from pipeline.cli import main
@@ -343,6 +343,7 @@ def test_copilot_resume_line_needs_approval(tmp_path, monkeypatch):
     assert main(["init", "--harness", "copilot", "--root", str(tmp_path)]) == 0
     assert (tmp_path / ".github" / "hooks" / "duck-tape.json").is_file()
     assert not (tmp_path / ".github" / "copilot-instructions.md").exists()
+    assert not (tmp_path / ".github" / "skills").exists()
 
 
 def test_copilot_user_install_offers_the_line_in_the_personal_instructions(tmp_path, home):
@@ -396,3 +397,17 @@ def test_claude_plugin_launcher_without_duck_tape_never_fails(tmp_path):
     proc = subprocess.run([str(ROOT / "hooks" / "duck-tape.sh"), "checkpoint"], capture_output=True, text=True,
                           env={"PATH": "/nonexistent", "HOME": str(tmp_path)}, timeout=30)
     assert proc.returncode == 0 and "not installed" in proc.stderr and proc.stdout == ""
+    # issue 24, item 2: it named `pip install duck-tape-pipeline`, a package no index serves; now this repository
+    proc = subprocess.run([str(ROOT / "hooks" / "duck-tape.sh"), "checkpoint"], capture_output=True, text=True,
+                          env={"PATH": "/nonexistent", "HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(ROOT)}, timeout=30)
+    assert proc.returncode == 0 and f"run  pipx install '{ROOT}'" in proc.stderr and "duck-tape-pipeline" not in proc.stderr
+
+
+def test_the_plugin_command_is_the_resume_prompt_init_installs():
+    """Issue 25: one prompt text, shipped as /duck-tape:resume and installed by init for every harness."""
+    from pipeline.hooks.install_prompt import prompt_text
+
+    command = (ROOT / "commands" / "resume.md").read_text()
+    assert prompt_text() in command and "`raw_material`" in command and "`save_state`" in command
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    assert plugin["mcpServers"]["duck-tape"] == {"command": "${CLAUDE_PLUGIN_ROOT}/hooks/duck-tape.sh", "args": ["mcp"]}

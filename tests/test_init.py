@@ -161,7 +161,8 @@ def test_opencode_plugin_file(capsys, tmp_path):
     assert '"experimental.session.compacting": async (input, output) =>' in text
     assert "client.session.messages({ path: { id: input.sessionID } })" in text
     assert 'duckTape(["checkpoint", "--dir", store], payload, directory)' in text
-    assert 'duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)' in text
+    # issue 22: the restore gets the same payload as the checkpoint, so it hands over this session's state only
+    assert 'duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], payload, directory)' in text
     assert "output.context.push(handoff.stdout)" in text and "const HANDOFF_BYTES = 4000" in text
 
 

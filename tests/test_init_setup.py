@@ -108,7 +108,10 @@ def test_user_installs_into_the_user_level_settings(capsys, home, project):
     assert code == 0, err
     target = home / ".claude" / "settings.json"
     report = json.loads(out)
-    assert report["written"] == [str(target)] and report["harnesses"][0]["scope"] == "user"
+    prompt = home / ".claude" / "commands" / "duck-tape-resume.md"  # issue 25: the resume prompt, user-level too
+    assert report["written"] == [str(target), str(prompt)] and report["harnesses"][0]["scope"] == "user"
+    assert report["prompts"] == [{"harness": "claude-code", "paths": [str(prompt)], "run_as": "/duck-tape-resume",
+                                  "installed": True}]
     assert json.loads(target.read_text())["hooks"]["PreCompact"][0]["hooks"][0]["command"] == CHECKPOINT
     assert not (project / ".claude").exists()
 
@@ -160,7 +163,8 @@ def test_init_json_shape_for_a_dry_run(capsys, home, project):
                          "--dry-run", "--json")
     assert code == 0, err
     report = json.loads(out)
-    assert set(report) == {"command", "root", "user", "written", "harnesses", "skipped", "warnings"}
+    assert set(report) == {"command", "root", "user", "written", "harnesses", "skipped", "prompts", "warnings"}
+    assert [(p["harness"], p["installed"]) for p in report["prompts"]] == [("claude-code", False), ("copilot", False)]
     assert report["command"] == "init" and report["written"] == [] and report["user"] is False
     assert [(h["harness"], h["scope"], h["changed"], h["written"]) for h in report["harnesses"]] == [
         ("claude-code", "project-local", True, False), ("copilot", "project", True, False)]
@@ -206,8 +210,12 @@ def test_user_codex_and_gemini_go_to_their_home_variables(capsys, home, project,
     code, out, err = run(capsys, "init", "--harness", "codex", "--harness", "gemini", "--user", "--root",
                          str(project), "--yes", "--json")
     assert code == 0, err
+    skill = home / ".agents" / "skills" / "duck-tape-resume"  # issue 25: Codex reads personal skills there
     assert json.loads(out)["written"] == [str(tmp_path / "codex-home" / "hooks.json"),
-                                          str(tmp_path / "gemini-home" / ".gemini" / "settings.json")]
+                                          str(tmp_path / "gemini-home" / ".gemini" / "settings.json"),
+                                          str(skill / "SKILL.md"), str(skill / "agents" / "openai.yaml"),
+                                          str(tmp_path / "gemini-home" / ".gemini" / "commands" / "duck-tape" /
+                                              "resume.toml")]
     assert list(project.iterdir()) == []
 
 
@@ -238,5 +246,6 @@ def test_copilot_with_yes_adds_the_resume_line_and_reports_it(capsys, home, proj
     code, out, err = run(capsys, "init", "--harness", "copilot", "--root", str(project), "--yes", "--json")
     assert code == 0, err
     instructions = project / ".github" / "copilot-instructions.md"
-    assert json.loads(out)["written"] == [str(project / ".github" / "hooks" / "duck-tape.json"), str(instructions)]
+    assert json.loads(out)["written"] == [str(project / ".github" / "hooks" / "duck-tape.json"), str(instructions),
+                                          str(project / ".github" / "skills" / "duck-tape-resume" / "SKILL.md")]
     assert "duck-tape resume" in instructions.read_text()

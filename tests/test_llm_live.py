@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from store_kit import mark_as_store
 from llm_helpers import (
     MODEL,
     good_findings,
@@ -27,7 +28,7 @@ from standin_server import answer, delay
 
 from pipeline.cli import main
 from pipeline.recovery import recover
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
 from pipeline.state.parse import parse
 
 pytestmark = pytest.mark.block_network(allowed_hosts=["127.0.0.1"])
@@ -151,7 +152,7 @@ def test_resume_recovers_with_the_llm_engine(capsys, tmp_path, clean_env, standi
     t = load(path)
     standin.script(answer(good_findings(t)), answer(good_woven()))
     store = tmp_path / ".duck-tape"
-    write_marker(store, Marker(time="2026-09-01T10:07:00Z", cwd="/srv/orders", transcript=str(path)))
+    mark_as_store(store, Marker(time="2026-09-01T10:07:00Z", cwd="/srv/orders", transcript=str(path)))
     code, out, err = cli(capsys, "resume", "--dir", str(store), "--context", str(tmp_path / "none.md"),
                          "--engine", "llm", "--model", MODEL, "--api-base", standin.url, "--dry-run")
     assert code == 0

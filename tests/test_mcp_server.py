@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_kit import mark_as_store, own
 from conftest import ROOT
 
 from pipeline.serve import tools
@@ -85,6 +86,7 @@ def _workspace(tmp_path: Path, extra: str = "") -> Path:
     store = project / ".duck-tape"
     store.mkdir(parents=True)
     (store / "2026-03-10-0930.state.md").write_text(STATE.format(cwd=project, extra=extra))
+    own(store, store / "2026-03-10-0930.state.md")  # as the store does when it writes one
     (project / "CONTEXT.md").write_text(CONTEXT)
     return project
 
@@ -94,7 +96,8 @@ async def _session(project: Path, calls: list[tuple[str, dict]]):
 
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "pipeline", "mcp"], cwd=str(project),
-        env={"PYTHONPATH": str(ROOT), "HOME": str(project), "PATH": os.environ.get("PATH", "")})
+        env={"PYTHONPATH": str(ROOT), "HOME": str(project), "PATH": os.environ.get("PATH", ""),
+             "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]})
     async with Client(params, read_timeout_seconds=120) as client:
         listed = await client.list_tools()
         results = [await client.call_tool(name, args) for name, args in calls]
@@ -111,7 +114,7 @@ def test_sdk_client_over_stdio_lists_the_tools_and_reads_state_and_decisions(tmp
     project = _workspace(tmp_path)
     listed, (state, found, old) = _run(project, [("state", {}), ("decisions", {"query": "limiter"}),
                                                  ("decisions", {"query": "WINDOW edge"})])
-    assert sorted(t.name for t in listed.tools) == ["decisions", "recover", "state"]
+    assert sorted(t.name for t in listed.tools) == ["decisions", "raw_material", "recover", "save_state", "state"]
     recover_tool = next(t for t in listed.tools if t.name == "recover")
     assert recover_tool.input_schema["required"] == ["path"]
     assert set(recover_tool.input_schema["properties"]) == {"path", "approve", "mask", "session"}
@@ -166,6 +169,7 @@ def test_find_decisions_newest_first_dedupes_repeated_log_entries_and_limits(tmp
     store = project / ".duck-tape"
     later = STATE.format(cwd=project, extra="2026-03-11T08:00:00Z APPROVED: 429 with Retry-After - clients back off\n")
     (store / "2026-03-11-0800.state.md").write_text(later.replace("2026-03-10-0930", "2026-03-11-0800"))
+    own(store, store / "2026-03-11-0800.state.md")
     found = tools.find_decisions(store, project / "CONTEXT.md")
     whens = [d["when"] for d in found["decisions"]]
     assert whens == ["2026-03-12", "2026-03-11T08:00:00Z", "2026-03-10T09:20:00Z", "2026-03-10T09:10:00Z",
@@ -178,7 +182,7 @@ def test_find_decisions_newest_first_dedupes_repeated_log_entries_and_limits(tmp
 
 def test_best_state_is_the_file_resume_uses_for_the_marker_session(tmp_path):
     """A marker naming session A: the file of session B (newer) is not the answer, A's own file is."""
-    from pipeline.state.marker import Marker, write_marker
+    from pipeline.state.marker import Marker
 
     project = _workspace(tmp_path)
     store = project / ".duck-tape"
@@ -186,7 +190,8 @@ def test_best_state_is_the_file_resume_uses_for_the_marker_session(tmp_path):
     mine.write_text(mine.read_text().replace("Trigger: manual", "Trigger: manual | Session-Id: sess-a"))
     other = STATE.format(cwd=project, extra="").replace("2026-03-10-0930", "2026-03-10-0945")
     (store / "2026-03-10-0945.state.md").write_text(other.replace("Trigger: manual", "Trigger: manual | Session-Id: sess-b"))
-    write_marker(store, Marker(time="2026-03-10T09:29:00Z", cwd=str(project), session_id="sess-a"))
+    own(store, mine, store / "2026-03-10-0945.state.md")
+    mark_as_store(store, Marker(time="2026-03-10T09:29:00Z", cwd=str(project), session_id="sess-a"))
     found = tools.best_state(store)
     assert found["path"] == str(mine) and found["state"]["session_id"] == "sess-a"
     assert any("other sessions" in m for m in found["messages"])
@@ -208,4 +213,6 @@ def test_missing_sdk_is_a_clear_usage_error(monkeypatch, capsys):
         monkeypatch.setitem(sys.modules, name, None)  # "import mcp…" raises ImportError
     monkeypatch.delitem(sys.modules, "pipeline.serve.mcp", raising=False)
     assert main(["mcp"]) == 2
-    assert "pip install 'duck-tape-pipeline[mcp]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the MCP server needs the 'mcp' package, which this installation lacks" in err
+    assert "reinstall duck-tape: " in err and " -m pip install -e '" in err  # this checkout is an editable install

@@ -556,3 +556,35 @@ def test_hand_written_json_array_matches_jsonl(tmp_path):
     assert array.meta.format == "claude-code-json-array"
     assert [(e.kind, e.text, e.line, e.call_id) for e in array.events] == [
         (e.kind, e.text, e.line, e.call_id) for e in jsonl.events]
+
+
+MINIMAL_LINES = [
+    {"type": "user", "message": {"role": "user", "content": "Add a --json flag to the export command."},
+     "timestamp": "2026-05-02T10:00:00Z"},
+    {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q tests/test_export.py"}}]},
+     "timestamp": "2026-05-02T10:00:10Z"},
+    {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 passed in 0.2s"}]},
+     "timestamp": "2026-05-02T10:00:12Z"},
+    {"type": "assistant", "message": {"role": "assistant", "content": "Tests pass; documenting the flag next."},
+     "timestamp": "2026-05-02T10:00:20Z"},
+]
+
+
+def test_minimal_lines_without_uuid_or_session_id_are_claude_code(tmp_path):
+    """Issue 24, item 5: lines {type, message, timestamp} (the duck-tape skill's own test fixtures write these)
+    were refused as an unknown format."""
+    from pipeline.transcripts.detect import detect_format
+
+    path = tmp_path / "minimal.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in MINIMAL_LINES))
+    assert detect_format(str(path)) == "claude-code-jsonl"
+    t = read_transcript(str(path))
+    assert t.meta.harness == "claude-code"
+    assert [(e.kind, e.text) for e in t.events if e.kind in ("user_prompt", "assistant_text")] == [
+        ("user_prompt", "Add a --json flag to the export command."),
+        ("assistant_text", "Tests pass; documenting the flag next.")]
+    [call] = kinds(t, "tool_call")
+    [result] = kinds(t, "tool_result")
+    assert (call.tool_name, call.target, result.is_error) == ("Bash", "pytest -q tests/test_export.py", False)

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from store_kit import mark_as_store, put_state
 
 from pipeline.cli import main
 from pipeline.restore.reconcile import (
@@ -29,7 +30,7 @@ from pipeline.restore.reconcile import (
     work_items,
 )
 from pipeline.restore.run import restore_main
-from pipeline.state.marker import Marker, write_marker
+from pipeline.state.marker import Marker
 from pipeline.state.parse import parse
 from pipeline.state.sections import read_sections
 
@@ -112,8 +113,8 @@ def workspace(tmp_path):
     store = repo / ".duck-tape"
     store.mkdir()
     (store / ".gitignore").write_text("*\n")
-    (store / "2026-03-10-1000-recovered.state.md").write_text(STATE)
-    write_marker(store, Marker("2026-03-10T10:00:05Z", "/home/dev/shop", "2026-03-10-1000-recovered.state.md", None))
+    put_state(store, "2026-03-10-1000-recovered.state.md", STATE.replace("/home/dev/shop", str(repo)))  # a recovery here
+    mark_as_store(store, Marker("2026-03-10T10:00:05Z", "/home/dev/shop", "2026-03-10-1000-recovered.state.md", None))
     return repo, shas
 
 
@@ -289,7 +290,7 @@ def test_resume_reconcile_after_recovering_counts_commits_since_the_compaction(t
                   {"docs/configuration.md": "RATE_LIMIT_CAPACITY\n"})
     store = repo / ".duck-tape"
     transcript = Path(__file__).resolve().parent.parent / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
-    write_marker(store, Marker("2026-03-10T10:00:00Z", str(repo), None, str(transcript)))
+    mark_as_store(store, Marker("2026-03-10T10:00:00Z", str(repo), None, str(transcript)))
     assert main(["resume", "--dir", str(store), "--context", str(repo / "CONTEXT.md"), "--reconcile",
                  "--dry-run"]) == 0
     out = capsys.readouterr().out

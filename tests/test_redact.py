@@ -32,6 +32,7 @@ JWT = (
     ".FAKEsignatureFAKE0123456789fakeFAKEsig"
 )
 BASIC = base64.b64encode(b"fakeuser:FakePassw0rd").decode()
+WRAPPED = base64.b64encode(b"ghp_FAKEwrap0123456789abcdefGHIJKLmnopqrs").decode()
 
 # (type, text with the value in context, the value that must be flagged and masked)
 SECRETS = [
@@ -98,6 +99,21 @@ SECRETS = [
     ("phone", "office (202) 555-0147, ask for ops", "(202) 555-0147"),
     ("phone", "London desk +44 20 7946 0958.", "+44 20 7946 0958"),
     ("phone", "phone: 2025550123", "2025550123"),
+    # issue 22 item 2: the forms no scanner rule covered
+    ("discord-webhook", "POST https://discord.com/api/webhooks/1234567890123456789/FAKEdiscordWebhookToken0123456789"
+                        "abcdefGHIJKLmnopqrst to alert", "FAKEdiscordWebhookToken0123456789abcdefGHIJKLmnopqrst"),
+    ("kubeconfig-credential", "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpGQUtF",
+     "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpGQUtF"),
+    ("kubeconfig-credential", '{"client-certificate-data": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkZBS0U="}',
+     "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkZBS0U="),
+    ("base64-wrapped-secret", f"kubectl create secret generic gh --from-literal=t={WRAPPED}", WRAPPED),
+    ("password-in-prose", "Das Passwort für die Datenbank lautet: Sonnenblume42!", "Sonnenblume42"),
+    ("password-in-prose", "数据库的密码是 Hx9kFAKEm2pQr。", "Hx9kFAKEm2pQr"),
+    ("password-in-prose", "la contraseña es Girasol2026x, no la cambies", "Girasol2026x"),
+    ("password-in-prose", "le mot de passe est Tournesol77z", "Tournesol77z"),
+    ("password-in-prose", "The password for staging is now 'Tr0ub4dor&3'.", "Tr0ub4dor&3"),
+    ("digitalocean-token", "droplets use dop_v1_FAKEfake0123456789FAKEfake0123456789FAKEfake0123456789FAKEfake01 now",
+     "dop_v1_FAKEfake0123456789FAKEfake0123456789FAKEfake0123456789FAKEfake01"),
 ]
 
 
@@ -152,6 +168,14 @@ LOOKALIKES = [
     '"integrity": "sha512-FAKEfakeFAKEfake0123456789abcdefGHIJKLmnopqrstUVWXyz+/0123456789abcdefghijklmnopqrstuv=="',
     "Tests: 12 passed, 0 failed in 3.21s; hotel: 12345678; automobile: 87654321",
     "@app.get(\"/health\")\n@router.post(\"/api/chat\")",
+    # issue 22: messages about passwords, names and ports that only look like the new forms
+    "the password is wrong; das Passwort ist falsch; le mot de passe est incorrect; la contraseña es inválida",
+    "if password is None: raise; the password is user_password; 密码是必填项",
+    "docker run --name mysql -p3306:3306 mysql:8 and mysql -h 127.0.0.1 -P 3306",
+    "src/components/checkout/RateLimitHandlerFactory.tsx and a9f8e7d6c5b4a39f8e7d6c5b4a39f8e7d6c5b4a3",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "see https://discord.com/channels/123456789012345678/987654321098765432 for the thread",
+    "certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkZBS0U=",
 ]
 
 

@@ -22,6 +22,7 @@ from pipeline.state.sections import read_sections
 from pipeline.state.store import list_states, session_label
 
 from conftest import GOLDEN, ROOT
+from store_kit import mark_as_store, own
 
 CC = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"
 STATE = GOLDEN / "recover" / "claude-code.state.md"
@@ -30,32 +31,43 @@ SID = "3c36e3d9-43a0-4c66-9eb2-68a99f5c9fb0"
 """The session of ``STATE`` (its ``Session-Id``); the markers of these tests name it."""
 
 
-def duck_tape(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m pipeline`` (the console entry, fast lane included) as a child process."""
-    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, cwd=cwd, timeout=60)
+def duck_tape(*args: str, cwd: Path | None = None, payload: str = "") -> subprocess.CompletedProcess:
+    """Run ``python -m pipeline`` (the console entry, fast lane included) as a child process, ``payload`` on its
+    stdin (the harness's JSON; "" as a person's run)."""
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True, cwd=cwd, timeout=60,
+                          input=payload.encode())
 
 
 def put_state(store: Path, stamp: str, kind: str, source: Path = STATE, session: str | None = SID) -> Path:
-    """A copy of ``source`` in ``store`` as ``<stamp>[-kind].state.md`` with its Session label set to match and its
-    ``Session-Id`` set to ``session`` (None: no Session-Id field, as files before issue 14)."""
+    """A copy of ``source`` in ``store`` as ``<stamp>[-kind].state.md`` with its Session label set to match, its
+    ``Session-Id`` set to ``session`` (None: no Session-Id field, as files before issue 14) and its Cwd the store's
+    folder, recorded as written by the store (what a checkpoint in that folder writes)."""
     label = session_label(stamp, kind)
-    text = re.sub(r"^Session: \S+", f"Session: {label}", source.read_text(encoding="utf-8"), count=1, flags=re.M)
+    text = re.sub(r"^Session: \S+ \| Cwd: .*? \| ", f"Session: {label} | Cwd: {store.parent.absolute()} | ",
+                  source.read_text(encoding="utf-8"), count=1, flags=re.M)
     tail = f" | Session-Id: {session}" if session else ""
     text = re.sub(r"^(Session: .*?)(?: \| Session-Id: .*)?$", lambda m: m[1] + tail, text, count=1, flags=re.M)
     store.mkdir(parents=True, exist_ok=True)
     path = store / f"{label}.state.md"
     path.write_text(text, encoding="utf-8")
+    own(store, path)  # as if this store had written it
     return path
 
 
 def mark(store: Path, when: str = "2026-03-10T10:05:00Z", session: str | None = SID) -> None:
-    write_marker(store, Marker(when, "/home/dev/shop", None, None, session))
+    mark_as_store(store, Marker(when, "/home/dev/shop", None, None, session))
 
 
-def restore(store: Path, **options) -> tuple[int, bytes, str]:
+#: The SessionStart payload of the fixtures' session after its compaction.
+PAYLOAD = json.dumps({"session_id": SID, "hook_event_name": "SessionStart", "source": "compact"})
+#: The fixture transcript's own folder: a checkpoint of it writes this Cwd, so a restore runs as if there.
+SHOP = json.dumps({"cwd": "/home/dev/shop"})
+
+
+def restore(store: Path, payload: str = PAYLOAD, **options) -> tuple[int, bytes, str]:
     out, err = io.BytesIO(), io.StringIO()
     wrapper = io.TextIOWrapper(out, encoding="utf-8")
-    code = restore_main(str(store), stdout=wrapper, stderr=err, **options)
+    code = restore_main(str(store), stdin=io.StringIO(payload), stdout=wrapper, stderr=err, **options)
     wrapper.flush()
     return code, out.getvalue(), err.getvalue()
 
@@ -63,7 +75,7 @@ def restore(store: Path, **options) -> tuple[int, bytes, str]:
 def test_done_when_checkpoint_then_restore_prints_valid_hook_json_under_the_budget(tmp_path):
     assert hook_main(str(CC), str(tmp_path / ".duck-tape"), stdin=io.StringIO(""), stdout=io.StringIO(),
                      stderr=io.StringIO()) == 0
-    proc = duck_tape("restore", "--format", "claude-code", cwd=tmp_path)
+    proc = duck_tape("restore", "--format", "claude-code", cwd=tmp_path, payload=SHOP)
     assert proc.returncode == 0 and proc.stderr == b""
     assert len(proc.stdout) <= DEFAULT_BUDGET
     hook = json.loads(proc.stdout)
@@ -114,9 +126,12 @@ def test_no_reconcile_leaves_the_section_out(tmp_path):
     ("marker-only", "no fresh state for session " + SID + " (compaction at 2026-03-10T10:00:00Z): its checkpoint "
                     "wrote no state file and the marker names no transcript to distil; nothing restored"),
     ("state-only", "no compaction marker in {store}; nothing to restore"),
-    ("corrupt-state", "nothing restored: {store}/2026-03-10-1000.state.md:3: expected the header line"),
+    # a file this store did not write is never read, corrupt or not: named, and left out
+    ("corrupt-state", "not handing over 1 file(s) not written by this store; ignored 1 state file(s) not written by "
+                      "this store (planted, copied or hand-written): 2026-03-10-1000.state.md; nothing restored"),
     ("corrupt-marker", "nothing restored: {store}/.last-compact:1: expected '<ISO-8601> | cwd: <path>"),
-    ("binary-state", "nothing restored: {store}/2026-03-10-1000.state.md:1: expected '# Agent State' as the first line"),
+    ("binary-state", "not handing over 1 file(s) not written by this store; ignored 1 state file(s) not written by "
+                     "this store (planted, copied or hand-written): 2026-03-10-1000.state.md; nothing restored"),
 ])
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_nothing_to_restore_prints_nothing_and_exits_zero(tmp_path, setup, message, fmt):
@@ -143,6 +158,8 @@ def test_nothing_to_restore_prints_nothing_and_exits_zero(tmp_path, setup, messa
 
 def test_a_missing_store_folder_is_nothing_to_restore(tmp_path):
     code, out, err = restore(tmp_path / "nowhere")
+    assert (code, out) == (0, b"") and f"no checkpoint of session {SID} in {tmp_path / 'nowhere'}" in err
+    code, out, err = restore(tmp_path / "nowhere", payload="")  # a person's run: no session named
     assert (code, out) == (0, b"") and "no compaction marker" in err
 
 
@@ -187,11 +204,13 @@ def test_fast_lane_shapes(monkeypatch):
     from pipeline.restore import run
 
     seen = []
-    monkeypatch.setattr(run, "restore_main", lambda d, b, f, reconcile: seen.append((d, b, f, reconcile)) or 0)
+    monkeypatch.setattr(run, "restore_main",
+                        lambda d, b, f, reconcile, session: seen.append((d, b, f, reconcile, session)) or 0)
     assert entry.main(["restore"]) == 0
     assert entry.main(["restore", "--dir=/s", "--budget", "1000", "--format", "claude-code", "--no-reconcile"]) == 0
-    assert entry.main(["restore", "--format=plain", "--budget=9500"]) == 0
-    assert seen == [(None, None, "plain", True), ("/s", 1000, "claude-code", False), (None, 9500, "plain", True)]
+    assert entry.main(["restore", "--format=plain", "--budget=9500", "--session", "ses_1"]) == 0
+    assert seen == [(None, None, "plain", True, None), ("/s", 1000, "claude-code", False, None),
+                    (None, 9500, "plain", True, "ses_1")]
 
 
 @pytest.mark.parametrize("args", [["--budget", "999"], ["--budget", "9501"], ["--format", "json"], ["--bogus"]])
@@ -226,5 +245,6 @@ def test_restore_never_writes(tmp_path):
                 for p in [tmp_path, *tmp_path.rglob("*")]}
 
     before = snapshot()
-    assert duck_tape("restore", "--format", "claude-code", cwd=tmp_path).returncode == 0
+    proc = duck_tape("restore", "--format", "claude-code", cwd=tmp_path)
+    assert proc.returncode == 0 and b"additionalContext" in proc.stdout
     assert snapshot() == before

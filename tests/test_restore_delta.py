@@ -16,19 +16,24 @@ import pytest
 
 from pipeline.hooks.checkpoint import run_checkpoint
 from pipeline.hooks.payload import HookInput
-from pipeline.restore.run import render_restore, restore_main
-from pipeline.state.marker import Marker, write_marker
+from pipeline.restore.run import Starting, render_restore, restore_main
+from pipeline.state.marker import Marker
 from pipeline.state.sections import read_sections
 from pipeline.verify.delta import LastSummary, last_compaction_delta, split
 from pipeline.verify.tail import last_summary_in_file
 from tests.cc_jsonl import CC, SUMMARY, rate_limit_session
 from tests.rules_builder import B
+from tests.store_kit import mark_as_store, own
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "restore"
 S = "5f0c2a71-8d3e-4b19-a6c2-0e9d7b4f1a36"
 STATE = "2026-09-01-1002-auto.state.md"
 MARKER_TIME = "2026-09-01T10:02:00Z"
 CASES = [("plain", 6000, "txt"), ("plain", 1200, "txt"), ("claude-code", 1200, "json")]
+#: What the harness's SessionStart payload says: the session and its folder (the one its state files name).
+SESSION = Starting(S, "/home/dev/shop")
+PAYLOAD = json.dumps({"session_id": S, "cwd": "/home/dev/shop", "hook_event_name": "SessionStart",
+                      "source": "compact"})
 
 
 def store_with(tmp_path: Path, monkeypatch, cc: CC | None) -> str:
@@ -38,10 +43,11 @@ def store_with(tmp_path: Path, monkeypatch, cc: CC | None) -> str:
     store = tmp_path / ".duck-tape"
     store.mkdir()
     (store / STATE).write_text((GOLDEN / "rate-limit.state.md").read_text())
+    own(store, store / STATE)
     transcript = tmp_path / f"{S}.jsonl"
     if cc is not None:
         cc.write(transcript)
-    write_marker(store, Marker(MARKER_TIME, "/home/dev/shop", STATE, str(transcript), S))
+    mark_as_store(store, Marker(MARKER_TIME, "/home/dev/shop", STATE, str(transcript), S))
     return ".duck-tape"
 
 
@@ -65,14 +71,14 @@ def without_summary() -> dict[str, CC | None]:
 def test_with_no_summary_to_compare_the_output_is_byte_identical_to_before(tmp_path, monkeypatch, case):
     store = store_with(tmp_path, monkeypatch, without_summary()[case])
     for fmt, budget, ext in CASES:
-        output, note = render_restore(store, budget=budget, fmt=fmt, reconcile=False)
+        output, note = render_restore(store, budget=budget, fmt=fmt, reconcile=False, starting=SESSION)
         assert note is None
         assert output == (GOLDEN / f"rate-limit.{fmt}-{budget}.{ext}").read_bytes(), (case, fmt, budget)
 
 
 def test_lost_entries_come_first_and_the_last_line_names_the_kept_ones(tmp_path, monkeypatch):
     store = store_with(tmp_path, monkeypatch, compacted(SUMMARY))
-    output, note = render_restore(store, budget=6000, fmt="plain", reconcile=False)
+    output, note = render_restore(store, budget=6000, fmt="plain", reconcile=False, starting=SESSION)
     text = output.decode()
     assert note is None
     lines = text.rstrip("\n").split("\n")
@@ -99,7 +105,7 @@ def test_lost_entries_come_first_and_the_last_line_names_the_kept_ones(tmp_path,
 
 def test_on_a_tight_budget_lost_entries_are_fitted_before_everything_else(tmp_path, monkeypatch):
     store = store_with(tmp_path, monkeypatch, compacted(SUMMARY))
-    output, _ = render_restore(store, budget=1000, fmt="claude-code", reconcile=False)
+    output, _ = render_restore(store, budget=1000, fmt="claude-code", reconcile=False, starting=SESSION)
     assert len(output) <= 1000
     text = json.loads(output)["hookSpecificOutput"]["additionalContext"]
     assert text.split("\n")[5] == "- Constraint: Never push to main directly."
@@ -109,7 +115,7 @@ def test_on_a_tight_budget_lost_entries_are_fitted_before_everything_else(tmp_pa
     # the names of the kept entries take at most 8 % of the budget; their count is always there
     assert last.endswith('Already in the compaction summary, so left out: 3 entries (approved 1, rejected 1, '
                          'remaining 1): "fixed window counter", "a token bucket in Redis" and 1 more.')
-    roomier, _ = render_restore(store, budget=1400, fmt="claude-code", reconcile=False)
+    roomier, _ = render_restore(store, budget=1400, fmt="claude-code", reconcile=False, starting=SESSION)
     text = json.loads(roomier)["hookSpecificOutput"]["additionalContext"]
     assert len(roomier) <= 1400 and "## Current\nRunning: /home/dev/shop/src/shop/ratelimit.py" in text
     assert text.index("## Lost by") < text.index("## Current")
@@ -117,7 +123,7 @@ def test_on_a_tight_budget_lost_entries_are_fitted_before_everything_else(tmp_pa
 
 def test_a_summary_that_keeps_nothing_says_so(tmp_path, monkeypatch):
     store = store_with(tmp_path, monkeypatch, compacted("Summary:\n- The user works on the shop service.\n"))
-    text = render_restore(store, budget=6000, fmt="plain", reconcile=False)[0].decode()
+    text = render_restore(store, budget=6000, fmt="plain", reconcile=False, starting=SESSION)[0].decode()
     assert text.rstrip("\n").split("\n")[-1] == \
         "The compaction summary kept none of the 6 entries checked: all of them are above."
     assert "- REJECTED: fixed window counter" in text and "- Remaining: Add refund rate-limit tests" in text
@@ -128,7 +134,7 @@ def test_after_a_skipped_checkpoint_the_distilled_transcript_is_reused_not_read_
     monkeypatch.chdir(tmp_path)
     store = tmp_path / ".duck-tape"
     transcript = compacted(SUMMARY).write(tmp_path / f"{S}.jsonl")
-    write_marker(store, Marker(MARKER_TIME, "/home/dev/shop", None, str(transcript), S))  # marker only
+    mark_as_store(store, Marker(MARKER_TIME, "/home/dev/shop", None, str(transcript), S))  # marker only
     import pipeline.transcripts as transcripts
     import pipeline.verify.tail as tail
 
@@ -136,7 +142,7 @@ def test_after_a_skipped_checkpoint_the_distilled_transcript_is_reused_not_read_
     real = transcripts.read_transcript
     monkeypatch.setattr(transcripts, "read_transcript", lambda *a, **k: reads.append(a) or real(*a, **k))
     monkeypatch.setattr(tail, "last_summary_in_file", lambda *a: pytest.fail("the transcript was read twice"))
-    text, note = render_restore(".duck-tape", budget=6000, fmt="plain", reconcile=False)
+    text, note = render_restore(".duck-tape", budget=6000, fmt="plain", reconcile=False, starting=SESSION)
     text = text.decode()
     assert len(reads) == 1 and "distilled its transcript" in note
     assert text.split("\n")[4].startswith("## Lost by the compaction summary")
@@ -148,7 +154,8 @@ def test_the_hook_process_prints_the_delta_as_hook_json(tmp_path, monkeypatch):
     store = store_with(tmp_path, monkeypatch, compacted(SUMMARY))
     out, err = io.BytesIO(), io.StringIO()
     wrapper = io.TextIOWrapper(out, encoding="utf-8")
-    assert restore_main(store, fmt="claude-code", reconcile=False, stdout=wrapper, stderr=err) == 0
+    assert restore_main(store, fmt="claude-code", reconcile=False, stdin=io.StringIO(PAYLOAD), stdout=wrapper,
+                        stderr=err) == 0
     wrapper.flush()
     context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
     assert "## Lost by the compaction summary" in context and err.getvalue() == ""

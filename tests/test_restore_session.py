@@ -8,6 +8,7 @@ of the checkpoint looks the same to the restore.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -19,11 +20,12 @@ import pytest
 from pipeline.cli import main
 from pipeline.hooks.checkpoint import run_checkpoint
 from pipeline.hooks.payload import HookInput
-from pipeline.restore.run import render_restore, restore_main
-from pipeline.state.marker import Marker, format_marker, parse_marker, read_marker, write_marker
+from pipeline.restore.run import Starting, render_restore, restore_main
+from pipeline.state.marker import Marker, format_marker, parse_marker, read_marker
 from pipeline.state.owner import pick_for_marker
 from pipeline.state.sections import read_sections
 from pipeline.state.store import list_states
+from store_kit import mark_as_store, own
 
 ROOT = Path(__file__).resolve().parent.parent
 YESTERDAY_TRANSCRIPT = ROOT / "fixtures" / "claude-code" / "checkout-rate-limit.jsonl"  # rate limiting, session A
@@ -34,8 +36,14 @@ YESTERDAY = datetime(2026, 4, 1, 17, 30, tzinfo=timezone.utc)
 TODAY = datetime(2026, 4, 2, 14, 10, tzinfo=timezone.utc)
 
 
-def handoff(store: Path) -> tuple[str, str | None]:
-    output, note = render_restore(str(store), budget=6000, fmt="plain", reconcile=False)
+LEDGER = "/home/dev/ledger-cli"
+"""Session B's folder (its transcript's cwd): what its SessionStart payload names."""
+PAYLOAD_B = json.dumps({"session_id": B, "cwd": LEDGER, "hook_event_name": "SessionStart", "source": "compact"})
+
+
+def handoff(store: Path, starting: Starting | None = Starting(B, LEDGER)) -> tuple[str, str | None]:
+    """The restore session B's SessionStart gets (``starting``: what its payload says)."""
+    output, note = render_restore(str(store), budget=6000, fmt="plain", reconcile=False, starting=starting)
     return output.decode(), note
 
 
@@ -88,7 +96,8 @@ def test_restore_as_a_hook_process_prints_the_fresh_state_as_hook_json(tmp_path,
     yesterday_and_a_skipped_checkpoint(store, monkeypatch)
     out, err = io.BytesIO(), io.StringIO()
     wrapper = io.TextIOWrapper(out, encoding="utf-8")
-    assert restore_main(str(store), fmt="claude-code", reconcile=False, stdout=wrapper, stderr=err) == 0
+    assert restore_main(str(store), fmt="claude-code", reconcile=False, stdin=io.StringIO(PAYLOAD_B), stdout=wrapper,
+                        stderr=err) == 0
     wrapper.flush()
     context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
     assert "ledger" in context.lower() and "token bucket" not in context.lower()
@@ -97,9 +106,9 @@ def test_restore_as_a_hook_process_prints_the_fresh_state_as_hook_json(tmp_path,
 def test_with_nothing_to_distil_restore_says_plainly_there_is_no_fresh_state(tmp_path):
     store = tmp_path / ".duck-tape"
     run_checkpoint(HookInput(session_id=A, transcript_path=str(YESTERDAY_TRANSCRIPT)), store=store, now=YESTERDAY)
-    write_marker(store, Marker("2026-04-02T14:10:00Z", "/home/dev/ledger-cli", None, None, B))
+    mark_as_store(store, Marker("2026-04-02T14:10:00Z", LEDGER, None, None, B))
     out, err = io.StringIO(), io.StringIO()
-    assert restore_main(str(store), stdout=out, stderr=err) == 0
+    assert restore_main(str(store), stdin=io.StringIO(json.dumps({"session_id": B})), stdout=out, stderr=err) == 0
     assert out.getvalue() == ""
     assert err.getvalue() == (
         f"duck-tape: restore: no fresh state for session {B} (compaction at 2026-04-02T14:10:00Z): its checkpoint "
@@ -111,8 +120,8 @@ def test_an_unreadable_transcript_is_no_fresh_state_not_a_fallback(tmp_path):
     store = tmp_path / ".duck-tape"
     run_checkpoint(HookInput(session_id=A, transcript_path=str(YESTERDAY_TRANSCRIPT)), store=store, now=YESTERDAY)
     gone = tmp_path / f"{B}.jsonl"
-    write_marker(store, Marker("2026-04-02T14:10:00Z", None, None, str(gone), None))  # session named by the path
-    text, note = handoff(store)
+    mark_as_store(store, Marker("2026-04-02T14:10:00Z", None, None, str(gone), None))  # session named by the path
+    text, note = handoff(store, None)  # a person's run: the store's newest compaction
     assert text == "" and f"no fresh state for session {B}" in note and "could not be distilled" in note
 
 
@@ -122,23 +131,30 @@ def test_ownership_rules(tmp_path):
     store = tmp_path / "s"
     store.mkdir()
 
-    def put(name: str, session: str | None) -> None:
+    def put(name: str, session: str | None, *, cwd: str = str(tmp_path), record: bool = True) -> None:
         label = name.removesuffix(".state.md")
         sid = f" | Session-Id: {session}" if session else ""
         (store / name).write_text(
-            f"# Agent State\n\nSession: {label} | Cwd: /w | Repo/Branch: w@main{sid}\nCreated: 2026-04-02T10:00:00Z\n\n"
+            f"# Agent State\n\nSession: {label} | Cwd: {cwd} | Repo/Branch: w@main{sid}\n"
+            "Created: 2026-04-02T10:00:00Z\n\n"
             "## Approved Workflow\nNone\n\n## Position\n- **Current:** None\n- **Done:** None\n- **Remaining:** None\n\n"
             "## Decision Log\nNone\n\n## Established Facts\nNone\n\n## Re-derivation\nNone\n")
+        if record:
+            own(store, store / name)
 
     put("2026-04-02-0900-auto.state.md", B)  # an earlier compaction of B
     put("2026-04-02-0930.state.md", B)  # a manual save of B
     put("2026-04-02-0940.state.md", None)  # a hand-written file, session unknown, before the compaction
     put("2026-04-02-1000-auto.state.md", A)  # another session, same minute
     put("2026-04-02-1000-recovered.state.md", None)  # unlabelled, at the compaction minute
+    put("2026-04-02-1001.state.md", B, record=False)  # planted: claims to be B's, the store never wrote it
+    put("2026-04-02-1002.state.md", B, cwd="/home/dev/other")  # written by this store for another folder (a copy)
     choice, owned = pick_for_marker(store, Marker("2026-04-02T10:00:30Z", session_id=B))
     assert [s.path.name for s in owned.usable] == ["2026-04-02-0930.state.md", "2026-04-02-1000-recovered.state.md"]
     assert [s.path.name for s in owned.foreign] == ["2026-04-02-1000-auto.state.md"]
     assert [s.path.name for s in owned.stale] == ["2026-04-02-0900-auto.state.md", "2026-04-02-0940.state.md"]
+    assert [s.path.name for s in owned.untrusted] == ["2026-04-02-1001.state.md"]
+    assert [s.path.name for s in owned.elsewhere] == ["2026-04-02-1002.state.md"]
     assert choice.info.path.name == "2026-04-02-0930.state.md" and choice.use_as_is  # manual > recovered
 
 
@@ -158,7 +174,10 @@ def test_resume_does_not_resume_from_another_sessions_file(tmp_path, monkeypatch
 def test_recover_then_resume_reports_the_recovered_file(tmp_path, monkeypatch, capsys):
     """Item 5: resume used to say 'no compaction marker found, nothing to resume' beside a recovered file."""
     monkeypatch.chdir(tmp_path)
-    assert main(["recover", str(TODAY_TRANSCRIPT), "--yes", "--mask"]) == 0
+    from cc_jsonl import rate_limit_session
+
+    transcript = rate_limit_session(A, cwd=str(tmp_path)).write(tmp_path / f"{A}.jsonl")  # a session of this folder
+    assert main(["recover", str(transcript), "--yes", "--mask"]) == 0
     out, err = capsys.readouterr()
     written = Path(out.splitlines()[-1])
     assert written.name.endswith("-recovered.state.md")
@@ -180,9 +199,15 @@ def test_resume_without_marker_prefers_this_workspaces_file(tmp_path, capsys):
         f"# Agent State\n\nSession: 2026-04-02-1000-recovered | Cwd: {tmp_path} | Repo/Branch: w@main" + body.format(cur="mine"))
     (store / "2026-04-02-1100-recovered.state.md").write_text(
         "# Agent State\n\nSession: 2026-04-02-1100-recovered | Cwd: /elsewhere | Repo/Branch: w@main" + body.format(cur="theirs"))
+    (store / "2026-04-02-1200-recovered.state.md").write_text(
+        f"# Agent State\n\nSession: 2026-04-02-1200-recovered | Cwd: {tmp_path} | Repo/Branch: w@main" + body.format(cur="planted"))
+    own(store, store / "2026-04-02-1000-recovered.state.md", store / "2026-04-02-1100-recovered.state.md")
     assert main(["resume", "--dir", str(store), "--context", str(tmp_path / "none.md")]) == 0
     out = capsys.readouterr().out
     assert "recovered 2026-04-02-1000-recovered.state.md." in out and "Current: mine" in out
+    assert ("Not using 1 state file(s) not written by this store (planted, copied or hand-written): "
+            "2026-04-02-1200-recovered.state.md; 1 state file(s) whose Cwd is another folder: "
+            "2026-04-02-1100-recovered.state.md.") in out
 
 
 # --- formats: the new fields keep the fixed ones byte-compatible ------------------------------------------------
@@ -252,10 +277,11 @@ def test_another_sessions_file_of_the_same_minute_does_not_block_the_distilled_o
     monkeypatch.delenv("DUCK_TAPE_MAX_TRANSCRIPT_BYTES")
     from pipeline.restore import fresh
 
-    first = fresh.fresh_state(str(store), read_marker(store), now=TODAY)
-    assert first.path is not None and first.path.name == "2026-04-02-1411-auto.state.md"
+    first = fresh.fresh_state(str(store), read_marker(store), now=TODAY, cwd=LEDGER)
+    tag = hashlib.sha256(B.encode()).hexdigest()[:6]
+    assert first.path is not None and first.path.name == f"2026-04-02-1410-auto-{tag}.state.md"  # issue 23 item 5
     doc = read_sections(first.path.read_text())
-    assert (doc.stamp, doc.kind, doc.session_id) == ("2026-04-02-1411", "auto", B)
-    again = fresh.fresh_state(str(store), read_marker(store), now=TODAY)
+    assert (doc.stamp, doc.kind, doc.session_id) == ("2026-04-02-1410", "auto", B)
+    again = fresh.fresh_state(str(store), read_marker(store), now=TODAY, cwd=LEDGER)
     assert again.path == first.path and not again.distilled
     assert handoff(store)[0] == handoff(store)[0] and "ledger" in handoff(store)[0].lower()

@@ -51,7 +51,8 @@ def test_a_stated_next_step_in_the_final_message(final, expected):
     b.user("add the outbox for order events")
     b.asst("I'll start with the model.")  # a stale plan from before: never Current
     b.asst(final)
-    assert current(b) == expected.rstrip(".") if not expected.startswith("Now") else current(b) == expected
+    step = expected if expected.startswith("Now") else expected.rstrip(".")
+    assert current(b) == "add the outbox for order events — " + step
 
 
 @pytest.mark.parametrize("block", [
@@ -71,11 +72,12 @@ def test_a_finished_answer_and_a_structured_verdict():
     b = B()
     b.user("port the utils to rust")
     b.asst("The project is ported. All 5 modules pass their tests and the changes are committed.")
-    assert current(b) == "Finished: The project is ported. All 5 modules pass their tests and the changes are committed."
+    assert current(b) == ("port the utils to rust — finished: The project is ported. All 5 modules pass their tests "
+                          "and the changes are committed.")
     b = B()
     b.user("review the diff against main")
     b.asst('{"findings": [], "overall_correctness": "patch is incorrect", "overall_explanation": "empty streams 500"}')
-    assert current(b) == "Finished: patch is incorrect; empty streams 500"
+    assert current(b) == "review the diff against main — finished: patch is incorrect; empty streams 500"
 
 
 @pytest.mark.parametrize("prompts, expected", [
@@ -99,17 +101,18 @@ def test_mid_run_uses_the_last_doing_sentence_else_the_call_description():
     b.user("fix the flaky test")
     b.asst("Let me rerun the suite with -p no:randomly to confirm.")
     b.call("Bash", "pytest -q -p no:randomly", text="command: pytest -q -p no:randomly description: Rerun without random order")
-    assert current(b) == "Let me rerun the suite with -p no:randomly to confirm."
+    assert current(b) == ("fix the flaky test — Let me rerun the suite with -p no:randomly to confirm; "
+                          "`pytest -q -p no:randomly` still running")
     b = B()
     b.user("fix the flaky test")
     b.asst("Looking at it.")
     b.call("Bash", "pytest -q", text="command: pytest -q description: Run the suite once")
-    assert current(b) == "Running: Run the suite once"
+    assert current(b) == "fix the flaky test — Run the suite once; `pytest -q` still running"
     # a request answered only by a command that changes something is answered; reading is still answering
     b = B()
     b.user("commit it")
     b.call("Bash", "git commit -am wip", text="command: git commit -am wip description: Commit the work")
-    assert current(b) == "Running: Commit the work"
+    assert current(b) == "commit it — Commit the work; `git commit -am wip` still running"
     b = B()
     b.user("check the other tests too")
     b.call("Read", "tests/other.test.ts")

@@ -326,7 +326,12 @@ def test_lets_do_option_2_picks_the_second_option():
             "APPROVED",
             "Read the rows with `pandas.read_sql(..., chunksize=50_000)` and append each chunk",
             'user chose option 2 ("let\'s do option 2")',
-        )
+        ),
+        (  # of two options, the other is turned down
+            "REJECTED",
+            "Make `export_rows()` a generator over a server-side cursor and feed `csv.writer` row by row",
+            'user chose option 2 instead ("let\'s do option 2")',
+        ),
     ]
     assert d[0].evidence.quote.startswith("2. Read the rows")
 
@@ -336,8 +341,9 @@ def test_option_letter_with_a_verb_picks_it():
     b.user("Fix the flaky session test.")
     b.asst("**Option A:** move the fake timers into beforeEach\n**Option B:** add `retry: 2` to the test\n\nWhich one?")
     b.user("go with A")
-    assert rows(decisions_of(b)) == [
-        ("APPROVED", "move the fake timers into beforeEach", 'user chose option a ("go with A")')
+    assert rows(decisions_of(b)) == [  # of two options, the other is turned down
+        ("APPROVED", "move the fake timers into beforeEach", 'user chose option a ("go with A")'),
+        ("REJECTED", "add `retry: 2` to the test", 'user chose option a instead ("go with A")'),
     ]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.stages import distil
 from pipeline.stages.rules import tools
-from pipeline.stages.rules.position import open_items_in
+from pipeline.stages.rules.remaining import open_items_in
 from rules_builder import B
 
 
@@ -294,3 +294,102 @@ def test_commits_a_sub_agent_reports_are_done_and_history_it_lists_is_not():
         'Committed a1b2c3d "Billing // Add proration" (committer sub-agent)',
         'Committed 9e8f7a6 "Docs // Proration notes" (committer sub-agent)',
     ]
+
+
+@pytest.mark.parametrize("cmd, output, outcome", [
+    ("make -j4 2>&1 | tail -3", "[ 85%] Linking C executable app\n[100%] Built target app", "passed"),
+    ("make -j4 2>&1 | tail -3", "make[2]: *** [CMakeFiles/app.dir/main.c.o] Error 1\nmake: *** [Makefile:136: all] Error 2",
+     "failed"),
+    ("make increment_build_number", "make: *** No rule to make target 'increment_build_number'.  Stop.", "failed"),
+])
+def test_make_reports_its_outcome_even_behind_a_filter(cmd, output, outcome):
+    assert tools.check_runs(cmd, _result(output))[0][3] == outcome
+
+
+def _result(text):
+    from pipeline.transcripts.model import Event
+    return Event(index=1, kind="tool_result", text=text)
+
+
+def test_a_failure_a_later_run_of_the_same_program_settled_is_not_remaining():
+    b = B()
+    b.user("bump the build number on every build")
+    b.bash("make increment_build_number", "make: *** No rule to make target 'increment_build_number'.  Stop.",
+           error=True)
+    b.edit("CMakeLists.txt")
+    b.bash("make -j4 2>&1 | tail -2", "[100%] Built target app")
+    b.asst("The build number now increments on every build.")
+    _, _, remaining = position(b)
+    assert not any("last run failed" in x for x in remaining)
+
+
+def test_cp_and_mv_redirections_are_not_files():
+    assert tools.shell_edits("mv build/Makefile /var/stale/Makefile 2>/dev/null; mv a b 2> err.log") == [
+        ("/var/stale/Makefile", True), ("b", True)]
+
+
+@pytest.mark.parametrize("cmds, expected", [
+    ([('bd create "Strip task management" -t epic --json', '{\n  "id": "eng-gsa",\n  "title": "Strip task management"\n}'),
+      ('bd create "Phase 1: remove dispatch" --parent eng-gsa', '{"id": "eng-gsa.1"}'),
+      ('bd create "Phase 2: remove services" --parent eng-gsa', '{"id": "eng-gsa.2"}')],
+     'Created 3 records with `bd create`: eng-gsa "Strip task management" … eng-gsa.2'),
+    ([("az boards work-item create --title 'Rotate the API keys' --type Task -o json", '{"id": 4211, "rev": 1}')],
+     'Created 4211 "Rotate the API keys" with `az boards work-item create`'),
+    ([("tk new 'Flaky export test' --json", '{"key": "TK-12", "url": "https://tk.example/TK-12"}')],
+     'Created TK-12 "Flaky export test" with `tk new`'),
+])
+def test_records_a_cli_created_are_done_with_their_ids(cmds, expected):
+    b = B()
+    b.user("break the feature down into tracker items")
+    for cmd, out in cmds:
+        b.bash(cmd, out)
+    b.asst("Done.")
+    _, done, _ = position(b)
+    assert done == [expected]
+
+
+def test_package_managers_adding_things_make_no_record():
+    b = B()
+    b.user("add the dependency")
+    b.bash("npm add left-pad --json", '{"id": "left-pad@1.3.0"}')
+    b.bash("uv add httpx", "Resolved 12 packages")
+    _, done, _ = position(b)
+    assert done == []
+
+
+@pytest.mark.parametrize("command, expected", [
+    ('["bash","-lc","cat <<\'EOF\' > specs/tasks.md\\n---\\ntitle: Tasks\\nEOF"]', [("specs/tasks.md", True)]),
+    ('["bash","-lc","sed -i \'s/a/b/\' src/app.py"]', [("src/app.py", False)]),
+    ("perl -0pi -e 's/_X = bool\\(x\\)\\n    _Y/_X = 1\\n", []),  # the script is cut off: no file is named
+])
+def test_codex_argv_commands_and_cut_off_scripts(command, expected):
+    b = B()
+    b.user("write the task list")
+    c = b.call("shell", command, text=f"command: {command}")
+    ev = b.events[c]
+    assert tools.shell_edits(tools.raw_command(ev), ev.text) == expected
+
+
+@pytest.mark.parametrize("cmd", ["uv run --with pytest pytest", "uv run --extra dev pytest -q", "uvx pytest"])
+def test_uv_wrappers_keep_the_runner_key(cmd):
+    b = B()
+    b.user("run the tests")
+    b.bash("uv run pytest", "error: Failed to spawn: `pytest`", error=True)
+    b.bash(cmd, "12 passed in 0.9s")
+    _, done, remaining = position(b)
+    assert f"Ran `{cmd}` (passed)" in done and not any("last run failed" in x for x in remaining)
+
+
+@pytest.mark.parametrize("path", [
+    "/Users/dev/.claude/plans/functional-greeting-rivest.md",
+    "/home/dev/.gemini/tmp/9dc5818b/plans/mosaic_grid.md",
+    "/tmp/probe.py",
+])
+def test_plan_and_scratch_files_of_the_harness_are_not_done(path):
+    b = B(cwd="/home/dev")
+    b.user("plan the refactor, then do it")
+    b.edit(path, tool="Write")
+    b.edit("/home/dev/shop/src/grid.ts")
+    b.asst("Done.")
+    _, done, _ = position(b)
+    assert done == ["Edited shop/src/grid.ts"]

@@ -57,10 +57,10 @@ def test_root_cause_and_quirks():
     b.asst("Note: pip install needs --break-system-packages in this container.")
     b.asst("The migration must be run from the repo root, otherwise alembic.ini is not found.")
     assert facts(b) == [
-        ("root_cause", "Root cause: tests/api/test_burst_limits.py leaves the bucket empty, because nothing flushes Redis db 15 between tests."),
         # "The tests can't connect because nothing listens on 6379." is the same finding (port 6379), and the
-        # later sentence states the resolution: one fact per finding (factprune "Same finding")
+        # later sentence states the resolution: one fact per finding (factprune "Same finding"); in transcript order
         ("quirk", "Found it: redis-server in this dev container listens on port 6380, not 6379."),
+        ("root_cause", "Root cause: tests/api/test_burst_limits.py leaves the bucket empty, because nothing flushes Redis db 15 between tests."),
         ("quirk", "Note: pip install needs --break-system-packages in this container."),
         ("quirk", "The migration must be run from the repo root, otherwise alembic.ini is not found."),
     ]
@@ -86,7 +86,13 @@ def test_no_facts_from_tool_output_or_reasoning():
     assert facts(b) == []
 
 
-def test_facts_are_bounded_ordered_by_kind_and_deduplicated():
+def test_facts_fit_the_budget_constraints_first_and_deduplicated():
+    """Over the session's byte budget (``candidates.budget``) the best candidates are kept: every rule the user
+    stated (the highest prior), one line per finding, constraints first and the rest in transcript order."""
+    from pipeline.stages.rules import candidates
+    from pipeline.stages.rules import facts as rules_facts
+    from pipeline.stages.rules.scan import scan
+
     b = B()
     rules = [
         "never call the payments API from tests", "always run ruff before committing", "don't add new dependencies",
@@ -100,28 +106,27 @@ def test_facts_are_bounded_ordered_by_kind_and_deduplicated():
     b.asst("Root cause: the fixture never resets the clock.")
     b.asst("root cause: the fixture never resets the clock!")  # same text
     b.asst("Root cause: the fixture never resets the clock between the tests.")  # near duplicate
-    for n in range(12):
+    for n in range(40):
         b.subagent(f"look {n}", f"Key finding: module_{n}.py defines handler_{n} in src/app/module_{n}.py:{n + 10}.")
-    for n in range(10):
+    for n in range(30):
         b.asst(f"Service {n} only works with --flag-{n} set.")
     got = facts(b)
-    assert len(got) == 25
-    kinds = [k for k, _ in got]
-    assert kinds == sorted(kinds, key=["constraint", "subagent", "root_cause", "quirk", "fact"].index)
-    assert [t for k, t in got if k == "root_cause"] == ["Root cause: the fixture never resets the clock."]
-    constraints = [t for k, t in got if k == "constraint"]
-    # over quota: the earliest and the latest are kept, and leftovers fill free slots in kind order
-    assert constraints[:4] == rules[:4]
-    assert constraints[-4:] == rules[-4:]
+    s = scan(b.build())
+    assert sum(len(t.encode()) + 1 for _, t in got) <= candidates.budget(rules_facts.message_chars(s))
+    assert [t for k, t in got if k == "constraint"] == rules  # all of them, first, in order
+    assert [k for k, _ in got[: len(rules)]] == ["constraint"] * len(rules)
+    assert len([t for k, t in got if "resets the clock" in t]) <= 1  # one line for the three statements
+    assert 12 < len(got) < 12 + 70  # the budget cut the findings
 
 
-def test_over_the_bound_the_earliest_and_latest_survive():
+def test_over_the_budget_the_latest_rules_survive():
     b = B()
-    rules = [f"never call endpoint_{n} directly from module_{n}" for n in range(30)]
+    rules = [f"never call endpoint_{n} directly from module_{n} of the billing service" for n in range(120)]
     for rule in rules:
         b.user(rule)
     got = [t for _, t in facts(b)]
-    assert got == rules[:21] + rules[-4:]
+    assert 20 < len(got) < 120
+    assert got == rules[-len(got):]  # the newest rules stand; in transcript order
 
 
 def test_ordinary_narration_gives_few_facts():
@@ -190,7 +195,11 @@ def test_near_duplicate_findings_keep_the_one_that_states_the_resolution():
     b.asst("The search specs can't reach Elasticsearch on 9200.")
     b.asst("The integration run failed because Elasticsearch was not on 9200; docker-compose.yml maps it to 9201.")
     b.asst("Got it: the elasticsearch container publishes port 9201, not 9200.")
-    assert facts(b) == [("quirk", "Got it: the elasticsearch container publishes port 9201, not 9200.")]
+    # the two restatements go; the failed call's own error line (what failed) stays beside the resolution (why)
+    assert facts(b) == [
+        ("quirk", "`npm test -- search` failed: Error: connect ECONNREFUSED 127.0.0.1:9200"),
+        ("quirk", "Got it: the elasticsearch container publishes port 9201, not 9200."),
+    ]
 
 
 def test_different_findings_about_one_file_both_stay():

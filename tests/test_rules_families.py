@@ -158,7 +158,7 @@ def test_current_from_a_clause_after_a_semicolon():
     b.bash("git push -u origin fix/logout", "branch 'fix/logout' set up to track 'origin/fix/logout'")
     b.asst("Tests pass and I pushed fix/logout; next I'll open the PR against develop.")
     d = _distil(b)
-    assert d.position.current == "next I'll open the PR against develop."
+    assert d.position.current == "ship the logout fix — next I'll open the PR against develop."
     assert "Pushed origin fix/logout" in d.position.done
 
 
@@ -170,4 +170,5 @@ def test_current_is_not_a_plan_the_user_already_answered():
     b.edit("/home/dev/shop/export.py")
     b.asst("Batched the queries; the export takes 40 s now.")
     # the final message is a completion: Current says so, never the answered plan
-    assert _distil(b).position.current == "Finished: Batched the queries; the export takes 40 s now."
+    assert _distil(b).position.current == ("make the export faster — finished (edited export.py): Batched the queries; "
+                                           "the export takes 40 s now.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.stages import distil
-from pipeline.stages.rules.position import open_items_in
+from pipeline.stages.rules.remaining import open_items_in
 from rules_builder import B
 
 
@@ -44,7 +44,7 @@ def test_current_from_the_last_assistant_message_without_todos():
     b.asst("I reproduced the flake. Now I'll move the fake timers into beforeEach. Then I run the suite 200 times.")
     b.read("tests/session.test.ts")
     current, _, _ = position(b)
-    assert current == "Now I'll move the fake timers into beforeEach."
+    assert current == "Fix the flaky session test. — Now I'll move the fake timers into beforeEach."
 
 
 def test_current_is_the_unanswered_last_request():

@@ -75,10 +75,12 @@ def test_facts_dedupe_of_many_prompts_goes_through_the_index(monkeypatch):
         b.asst("Looking into it.")
         sentences += 3
     b.user("never push to main directly, open a PR for the rate limiter")
-    out = [f.text for f in facts_mod.build(scan(b.build()))]
+    s = scan(b.build())
+    cands = facts_mod.propose(s)
     assert len(made) == 1
     assert made[0].checked < 40 * sentences  # a plain loop: ~720,000
-    assert sum("push to main" in t.lower() for t in out) == 1
+    pushes = [c for c in cands if "push to main" in c.text.lower()]
+    assert len(pushes) == 1 and pushes[0].restated == s.users[-1]  # one line, restated at the end
 
 
 def test_each_prompt_is_screened_once_per_distil(monkeypatch):

@@ -79,7 +79,7 @@ def test_decisive_early_facts_survive_a_long_session():
         ("APPROVED", "a token bucket in Redis"),
         ("REJECTED", "the in-memory limiter"),
     ]
-    assert d.position.current == "Next I will write the docs."
+    assert d.position.current.endswith(" — Next I will write the docs.")
     assert d.position.remaining == []
     assert d.position.done == [f"Apply the limiter to POST /api/{m}" for m in MODULES[-12:-1]] + [
         "Ran `REDIS_URL=redis://localhost:6380/15 python -m pytest -q tests/api/test_payouts.py` (passed)",
@@ -102,7 +102,7 @@ def test_long_session_weaves_and_validates_without_drops():
 def _corpus_files() -> list[Path]:
     if not CORPUS.is_dir():
         return []
-    files = sorted(p for p in CORPUS.iterdir() if p.suffix in (".jsonl", ".json"))
+    files = sorted(p for p in CORPUS.iterdir() if p.suffix in (".jsonl", ".json") and p.name != "probes.json")
     files += sorted((CORPUS / "claude-code-2.1.89-main").glob("*.jsonl"))
     return files
 
@@ -117,7 +117,7 @@ def test_corpus_transcripts_give_grounded_valid_states(path):
     assert evidence_ok(t, d.decisions) == [] and evidence_ok(t, d.facts) == []
     state = weave.run(d, t.meta, now=NOW)
     assert validate.run(state, t).dropped == []
-    assert len(state.position.done) <= 15 and len(state.facts) <= 25
+    assert len(state.position.done) <= 15 and len(state.facts) <= weave.MAX_FACTS
 
 
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.truth.json"))

@@ -65,7 +65,7 @@ def test_bounds_and_one_line_fields():
             _d("2026-09-01T10:01:00Z", "APPROVED", "token bucket", "it survives restarts"),  # exact duplicate
             _d("", "APPROVED", "x" * 300, ""),
         ],
-        facts=[Fact(text=f"fact {n}\nline", kind="fact") for n in range(30)] + [Fact(text="fact 0 line")],
+        facts=[Fact(text=f"fact {n}\nline", kind="fact") for n in range(weave.MAX_FACTS + 5)] + [Fact(text="fact 0 line")],
         rederivation=["Run: pytest", "Run: pytest", "Read the transcript: /tmp/t.jsonl"],
     )
     s = weave.run(d, meta(), now=NOW)
@@ -82,7 +82,7 @@ def test_bounds_and_one_line_fields():
     assert (last.timestamp, len(last.what), last.what.endswith("…"), last.reasoning) == (
         "2026-11-29T20:31:45Z", 160, True, "not stated"
     )
-    assert [f.text for f in s.facts] == [f"fact {n} line" for n in range(25)]
+    assert [f.text for f in s.facts] == [f"fact {n} line" for n in range(weave.MAX_FACTS)]
     assert s.rederivation == ["Read the transcript: /tmp/t.jsonl", "Run: pytest"]
 
 

@@ -117,7 +117,8 @@ def test_write_state_writes_the_named_file_and_the_gitignore(tmp_path):
     assert path == store / "2026-11-29-2031-recovered.state.md"
     assert path.read_text(encoding="utf-8") == "# Agent State\n"
     assert (store / ".gitignore").read_text(encoding="utf-8") == "*\n"
-    assert sorted(p.name for p in store.iterdir()) == [".gitignore", "2026-11-29-2031-recovered.state.md"]
+    assert sorted(p.name for p in store.iterdir()) == [".gitignore", ".owned", "2026-11-29-2031-recovered.state.md"]
+    assert [p.name for p in (store / ".owned").iterdir()] == ["2026-11-29-2031-recovered.state.md"]  # its record
 
 
 def test_write_state_never_overwrites(tmp_path):

@@ -163,7 +163,9 @@ def test_text_output_lists_problems_and_exits_1(capsys, project):
     out, err = capsys.readouterr()
     assert code == 1
     assert "Hooks:\n  none installed" in out and "Problems:\n  - no duck-tape checkpoint hook" in out
-    assert "engine = 'auto'  <- file:" in out
+    # each file is named once (issue 24, item 6: 17 lines repeated the full path of default.toml)
+    assert "engine = 'auto'  <- file [1] [llm].engine\n" in out
+    assert out.count(str(ROOT / "config" / "default.toml")) == 1 and f"  [1] {ROOT / 'config' / 'default.toml'}\n" in out
     assert "1 problem(s) found" in err
 
 
@@ -180,3 +182,43 @@ def test_gemini_and_codex_hooks_are_listed_with_their_program_not_the_hook_name(
     assert [(h["harness"], h["scope"], h["checkpoint"], h["restore"], h["program"], h["program_found"])
             for h in report["hooks"]] == [("gemini", "project", True, False, str(program), True),
                                           ("codex", "project", True, True, str(program), True)]
+
+
+def test_marker_session_state_age_and_the_same_write(capsys, project, monkeypatch):
+    """Issue 24, item 6: --json said marker.session null though the marker names one, and a state file's age came
+    from the minute in its name ("48 s ago" beside a compaction "10 s ago" for the same write)."""
+    from datetime import datetime, timezone
+
+    from pipeline.status import gather
+
+    install(capsys, project)
+    transcript = project / "session.jsonl"
+    shutil.copy(TRANSCRIPT, transcript)
+    checkpoint(project, transcript)
+    _, report = status(capsys)
+    assert report["marker"]["session"] == "s-1"
+    marker_time = datetime.fromisoformat(report["marker"]["time"].replace("Z", "+00:00"))
+    later = marker_time.replace(second=59) if marker_time.second < 50 else marker_time
+    later = later.astimezone(timezone.utc)
+    again = gather(project, project / ".duck-tape", project / "CONTEXT.md", now=later)
+    [state] = again["states"]
+    assert abs(state["age_seconds"] - again["marker"]["age_seconds"]) <= 1
+
+
+def test_a_missing_root_is_a_path_error(capsys, project):
+    """Issue 24, item 6: `status --root /nonexistent` said "no hook installed"."""
+    code = main(["status", "--root", str(project / "nowhere")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "no duck-tape checkpoint hook" not in out
+    assert f"Directory '{project / 'nowhere'}' does not exist" in err
+
+
+def test_hooks_both_per_project_and_per_user_are_flagged(capsys, project):
+    install(capsys, project)
+    assert main(["init", "--harness", "claude-code", "--user", "--yes"]) == 0
+    capsys.readouterr()
+    code, report = status(capsys)
+    user = Path.home() / ".claude" / "settings.json"
+    assert [h["scope"] for h in report["hooks"]] == ["project", "user"]
+    assert (f"claude-code: duck-tape hooks are installed in 2 places (project {project / '.claude' / 'settings.local.json'}"
+            f", user {user}): each compaction runs every copy; keep one") in report["warnings"]

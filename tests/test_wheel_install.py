@@ -1,12 +1,13 @@
-"""Installed like a user installs it (issue 15, item 1 and the bars): build the wheel, install it into a fresh
-virtualenv outside the checkout, and run duck-tape from a temporary folder.
+"""Installed like a user installs it (issue 15, item 1 and the bars; issue 24, item 2): build the wheel, install it
+into fresh virtualenvs outside the checkout, and run duck-tape from a temporary folder.
 
-Once per module (~40 s: the build, then ``pip install`` of the wheel and its dependencies from the configured
-index): a copy of the checkout is built with ``pip wheel`` (build isolation, so the ``[build-system]`` of
-pyproject.toml is what builds it), a virtualenv is created next to it and the wheel installed with pip.  Every
-command then runs with a clean environment: no ``PYTHONPATH``, the working folder a fresh temporary one, the
-virtualenv's ``bin/`` not on ``PATH`` (so ``init`` must write the absolute path of the installed duck-tape), a home
-folder of its own.  Nothing but the package index and 127.0.0.1 (the llm stand-in) is reached.
+Once per module: a copy of the checkout is built with ``pip wheel`` (build isolation, so the ``[build-system]`` of
+pyproject.toml is what builds it), then two virtualenvs get it from pip: ``installed`` the default install (what the
+Quickstart's ``pipx install`` gives: the rules engine, the hooks, the MCP server, no llm stack) and ``installed_llm``
+the ``[llm]`` extra (~40 s each: the dependencies come from the configured index).  Every command then runs with a
+clean environment: no ``PYTHONPATH``, the working folder a fresh temporary one, the virtualenv's ``bin/`` not on
+``PATH`` (so ``init`` must write the absolute path of the installed duck-tape), a home folder of its own.  Nothing
+but the package index and 127.0.0.1 (the llm stand-in) is reached.
 
 Deselect while iterating with ``-m "not wheel"``; ``make test`` (CI) runs it.
 """
@@ -68,7 +69,7 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Installed:
+def wheel(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
     source = base / "src"
     _copy_source(source)
@@ -76,19 +77,38 @@ def installed(tmp_path_factory) -> Installed:
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
                            capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stdout + build.stderr
-    [wheel] = out.glob("duck_tape_pipeline-*.whl")
+    shutil.rmtree(source)  # nothing of the checkout is left to fall back on
+    [built] = out.glob("duck_tape_pipeline-*.whl")
+    return built
+
+
+def _install(wheel: Path, base: Path, extra: str = "") -> Installed:
     venv = base / "venv"
     made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
     home = base / "home"
     home.mkdir()
     installed = Installed(venv, wheel, home)
-    pip = subprocess.run([str(installed.python), "-m", "pip", "install", "-q", "--no-compile", str(wheel)],
+    pip = subprocess.run([str(installed.python), "-m", "pip", "install", "-q", "--no-compile", f"{wheel}{extra}"],
                          capture_output=True, text=True, timeout=900, env=installed.env())
     assert pip.returncode == 0, pip.stdout[-3000:] + pip.stderr[-3000:]
-    shutil.rmtree(source)  # nothing of the checkout is left to fall back on
-    yield installed
-    shutil.rmtree(venv, ignore_errors=True)
+    return installed
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Installed:
+    """The default install: ``pip install <wheel>``."""
+    done = _install(wheel, tmp_path_factory.mktemp("default"))
+    yield done
+    shutil.rmtree(done.venv, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def installed_llm(wheel, tmp_path_factory) -> Installed:
+    """The llm extra: ``pip install '<wheel>[llm]'``."""
+    done = _install(wheel, tmp_path_factory.mktemp("llm"), "[llm]")
+    yield done
+    shutil.rmtree(done.venv, ignore_errors=True)
 
 
 @pytest.fixture
@@ -133,11 +153,13 @@ def test_recover_with_the_rules_engine(installed, folder):
 def test_eval_with_the_rules_engine_reads_the_shipped_suite_and_fixtures(installed, folder):
     done = installed.run("eval", "--engine", "rules", cwd=folder)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert "| rules |" in done.stdout and "cannot read suite" not in done.stderr
+    assert "| rules |" in done.stdout and "cannot read it" not in done.stderr
     assert "### rules: 0 failing probe(s)" in done.stdout
+    assert "token counts are estimates (UTF-8 bytes / 4); exact counts need the llm extra: " in done.stderr
 
 
-def test_the_llm_engine_renders_its_prompts_against_a_local_stand_in(installed, folder):
+def test_the_llm_engine_renders_its_prompts_against_a_local_stand_in(installed_llm, folder):
+    installed = installed_llm
     from llm_helpers import good_findings, good_woven, load, write_session
     from standin_server import StandIn, answer
 
@@ -203,7 +225,8 @@ def test_checkpoint_and_restore_plain(installed, folder):
     assert restored.returncode == 0 and "Current" in restored.stdout
 
 
-def test_a_missing_template_is_a_packaging_error_not_a_rules_fallback(installed, folder):
+def test_a_missing_template_is_a_packaging_error_not_a_rules_fallback(installed_llm, folder):
+    installed = installed_llm
     from llm_helpers import write_session
 
     found = subprocess.run([str(installed.python), "-c", "from pipeline.resources import prompts_dir; print(prompts_dir())"],
@@ -220,3 +243,75 @@ def test_a_missing_template_is_a_packaging_error_not_a_rules_fallback(installed,
     assert done.returncode == 1, done.stdout + done.stderr
     assert "prompt template distil_chunk.j2 is missing" in done.stderr and "reinstall duck-tape" in done.stderr
     assert "using the rules engine" not in done.stderr and done.stdout == ""
+
+
+def test_the_default_install_has_no_llm_stack(installed):
+    listed = subprocess.run([str(installed.python), "-m", "pip", "list", "--format=json"], capture_output=True,
+                            text=True, env=installed.env(), timeout=120)
+    names = {d["name"].lower() for d in json.loads(listed.stdout)}
+    assert "duck-tape-pipeline" in names and "mcp" in names
+    assert not names & {"litellm", "instructor", "tiktoken", "diskcache", "tenacity", "openai", "tokenizers",
+                        "huggingface-hub", "boto3", "vcrpy"}, sorted(names)
+
+
+def test_the_llm_engine_without_the_extra_names_the_install_line(installed, folder):
+    shutil.copy(TRANSCRIPT, folder / "session.jsonl")
+    done = installed.run("recover", "session.jsonl", "--engine", "llm", "--model", "openai/gpt-4o-mini", "--dry-run",
+                         cwd=folder)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert "needs the optional llm packages (litellm, instructor, tiktoken, diskcache, tenacity" in done.stderr
+    assert f"install them with: {installed.python} -m pip install '{installed.wheel}[llm]'" in done.stderr
+    done = installed.run("eval", "--engine", "llm", cwd=folder)
+    assert done.returncode == 2 and f"'{installed.wheel}[llm]'" in done.stderr
+
+
+def test_eval_real_from_an_installed_copy_asks_for_the_corpus(installed, folder):
+    done = installed.run("eval", "--suite", "real", "--engine", "rules", cwd=folder)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "set DUCK_TAPE_CORPUS to the folder holding its probes.json" in done.stderr
+    assert "site-packages" not in done.stderr and "lib/python" not in done.stderr
+
+
+def test_mcp_answers_initialize_and_tools_list(installed, folder):
+    """The Quickstart's install, then `duck-tape mcp` as a harness starts it, driven by the official SDK client."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    async def session():
+        params = StdioServerParameters(command=str(installed.program), args=["mcp"], cwd=str(folder),
+                                       env=installed.env())
+        async with Client(params, read_timeout_seconds=120) as client:
+            return client.server_info, await client.list_tools()
+
+    info, listed = anyio.run(session)
+    assert info.name == "duck-tape"
+    assert sorted(t.name for t in listed.tools) == ["decisions", "raw_material", "recover", "save_state", "state"]
+
+
+def test_eval_llm_replays_its_cassettes_with_the_extra(installed_llm, folder):
+    done = installed_llm.run("eval", "--engine", "llm", cwd=folder)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    [row, *_] = [line for line in done.stdout.splitlines() if line.startswith("| llm |")]
+    assert row.startswith("| llm | 1.00 (") and "Not run" not in done.stdout  # every cassette replayed
+    assert "token counts are estimates" not in done.stderr  # tiktoken came with the extra
+
+
+def test_an_agent_cli_is_the_default_installs_model(installed, folder, tmp_path):
+    """Issue 25: the default install (no llm extra) recovers with the user's agent CLI; a fake ``claude`` here."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from fake_agent import install
+
+    fakes = install(tmp_path / "fake-bin", ("claude",))
+    shutil.copy(TRANSCRIPT, folder / "session.jsonl")
+    answers = tmp_path / "answers.json"  # by the answer's schema: however many chunks the estimate makes
+    answers.write_text(json.dumps({"ChunkFindings": {"decisions": [], "facts": []}, "WovenSections": {
+        "approved_workflow": None, "position": {"current": "write the limiter tests", "done": [], "remaining": []}}}))
+    env = installed.env(FAKE_AGENT_BY_SCHEMA=str(answers))
+    env["PATH"] = f"{fakes}{os.pathsep}{env['PATH']}"
+    done = subprocess.run([str(installed.program), "recover", "session.jsonl", "--model", "agent:claude-code", "--mask",
+                           "--dry-run"], cwd=folder, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "needs the optional llm packages" not in done.stderr
+    assert "Trigger: recover, engine: llm, fallback: rules for" in done.stdout, done.stderr  # Position: the CLI's
+    assert "- **Current:** write the limiter tests" in done.stdout
+    assert "duck-tape: llm: agent:claude-code: " in done.stderr and " failed" not in done.stderr

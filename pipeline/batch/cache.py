@@ -51,7 +51,7 @@ CHUNK = 1 << 20
 #: Config fields that change what the llm engine writes (operational ones — timeouts, retries, the
 #: response cache — do not).
 LLM_OUTPUT_KEYS = ("model", "api_base", "mode", "temperature", "max_output_tokens", "reasks", "token_budget",
-                   "max_tokens", "tool_output_chars")
+                   "max_tokens", "tool_output_chars", "agent_tokens")  # agent_tokens: the agent CLIs' cap per session
 def _source_roots() -> tuple[Path, ...]:
     """``pipeline/`` and the prompts folder in use (the checkout's, or the installed package data's)."""
     from pipeline.resources import PackagingError, prompts_dir

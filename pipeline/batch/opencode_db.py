@@ -37,7 +37,7 @@ def expand(found: Discovery, cache_dir: str) -> None:
     """Replace the ``.db`` candidates of ``found`` by their sessions' files under ``cache_dir`` (in place; order
     kept, newest session first within a database).  Unreadable or foreign databases go to ``found.skipped``.
     Raises OSError when a session file cannot be written."""
-    from pipeline.transcripts.opencode_db import export_session, is_sqlite, list_sessions
+    from pipeline.transcripts.opencode_db import export_sessions, is_sqlite, list_sessions
 
     sessions: list[Candidate] = []
     for cand in found.sessions:
@@ -55,9 +55,9 @@ def expand(found: Discovery, cache_dir: str) -> None:
             tag = hashlib.blake2b(cand.absolute.encode(), digest_size=4).hexdigest()
             folder = os.path.join(cache_dir, FOLDER, f"{os.path.basename(cand.path)[:-3]}-{tag}")
             os.makedirs(folder, exist_ok=True)
-            for row in rows:
+            for row, document in export_sessions(cand.path, rows):  # one listing, one connection: linear
                 target = os.path.join(folder, f"{row.id}.json")
-                _write_if_changed(target, orjson.dumps(export_session(cand.path, row.id)))
+                _write_if_changed(target, orjson.dumps(document))
                 sessions.append(Candidate(target, explicit=cand.explicit))
         except InputError as exc:
             found.skipped.append(Skipped(cand.path, " ".join(str(exc).split())))

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import orjson
 
-from pipeline.batch.runner import FAILED, BatchRun
+from pipeline.redact import safe
+
+from pipeline.batch.runner import BatchRun
 from pipeline.batch import compactions
 
 COLUMNS = ("session", "harness", "events", "decisions", "facts", "engine", "tokens", "cost", "seconds", "status", "errors")
@@ -20,9 +22,12 @@ _DROP = ("text", "cacheable", "text_digest")
 
 
 def totals(run: BatchRun) -> dict:
-    """Counts and sums over ``run.rows`` (status counts, events, decisions, facts, tokens, cost, seconds)."""
+    """Counts and sums over ``run.rows`` (status counts, events, decisions, facts, tokens, cost, seconds).
+
+    ``failed`` and ``refused`` repeat the ``status`` counts of the sessions not written (issue 24, item 5: every
+    line of a run counts them the same way, ``problems``)."""
     by_status: dict[str, int] = {}
-    cached = failed = events = decisions = facts = tokens = 0
+    cached = events = decisions = facts = tokens = 0
     costs: list = []
     seconds: list[float] = []
     computed: list[float] = []
@@ -35,8 +40,6 @@ def totals(run: BatchRun) -> dict:
             cached += 1
         else:
             computed.append(spent)
-        if status in FAILED:
-            failed += 1
         events += row.get("events") or 0
         tokens += row.get("tokens") or 0
         if status == "ok":
@@ -47,7 +50,8 @@ def totals(run: BatchRun) -> dict:
         "sessions": len(run.rows),
         "status": dict(sorted(by_status.items())),
         "cached": cached,
-        "failed": failed,
+        "failed": by_status.get("failed", 0),
+        "refused": by_status.get("refused", 0),
         "events": events,
         "decisions": decisions,
         "facts": facts,
@@ -59,6 +63,20 @@ def totals(run: BatchRun) -> dict:
         "skipped_files": len(run.skipped),
         **({"compactions": found} if (found := compactions.totals(run.rows)) else {}),
     }
+
+
+def problems(t: dict, names: dict[str, list[str]] | None = None) -> str:
+    """``"1 failed, 5 refused by redaction"`` from ``totals`` ``t`` ("" when every session was written), the words
+    the summary line, the report and the exit-6 error all use; ``names`` (status -> session names) adds up to five
+    names after each count."""
+    parts = []
+    for status, label in (("failed", "failed"), ("refused", "refused by redaction")):
+        count = t.get(status, 0)
+        if count:
+            shown = (names or {}).get(status, [])
+            more = f" +{count - len(shown[:5])} more" if len(shown) > 5 else ""
+            parts.append(f"{count} {label}" + (f" ({', '.join(shown[:5])}{more})" if shown else ""))
+    return ", ".join(parts)
 
 
 def _public(row: dict) -> dict:
@@ -148,8 +166,7 @@ def to_markdown(run: BatchRun, t: dict | None = None) -> str:
         f"Started: {run.started} | Finished: {run.finished} | Wall: {run.wall_seconds:.2f} s | Engine: {run.engine} "
         f"| Jobs: {run.jobs} | Out: {run.out}" + (" | **interrupted**" if run.interrupted else ""),
         "",
-        f"{t['sessions']} session(s): {t['cached']} from cache, {t['failed']} failed"
-        + (f" (of which {t['status']['refused']} refused by redaction)" if t["status"].get("refused") else "") + "; "
+        f"{t['sessions']} session(s): {t['cached']} from cache, {problems(t) or '0 failed'}; "
         f"{t['computed_seconds']:.2f} s of processing in this run.",
         *(("", f"Nothing to do: {run.idle}.") if run.idle else ()),
         "",
@@ -181,15 +198,35 @@ def report_paths(report: str | None, out: Path) -> tuple[Path, Path]:
     return path, path.with_suffix(".json")
 
 
+def _masked_json(report: dict) -> bytes:
+    """The JSON report's bytes with every secret masked (issue 22 item 6: a token in a transcript's path): one deep
+    scan of the whole text (``<REDACTED>`` holds no JSON syntax, so the text stays JSON; checked, and each string
+    masked on its own should a finding ever straddle one)."""
+    option = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    text = orjson.dumps(report, option=option).decode("utf-8")
+    masked = safe(text)
+    if masked is text:
+        return text.encode("utf-8")
+    try:
+        orjson.loads(masked)
+        return masked.encode("utf-8")
+    except orjson.JSONDecodeError:
+        from pipeline.commands.json_out import masked as mask_each
+
+        return orjson.dumps(mask_each(report), option=option)
+
+
 def write_reports(run: BatchRun, report: str | None, out: Path, t: dict | None = None) -> tuple[Path, Path]:
     """Write both reports (temporary file + rename, like the state files: a rerun recreates them from the
-    cache); return their paths.  ``t``: ``totals(run)`` when the caller has it.  Raises OSError."""
+    cache); return their paths, every secret in them masked (paths included).  ``t``: ``totals(run)`` when the
+    caller has it.  Raises OSError."""
     from pipeline.batch.cache import replace_quickly
 
     md_path, json_path = report_paths(report, out)
     t = t or totals(run)
-    data = orjson.dumps(to_json(run, t), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    for path, blob in ((md_path, to_markdown(run, t).encode("utf-8")), (json_path, data)):
+    data = _masked_json(to_json(run, t))
+    markdown = safe(to_markdown(run, t))
+    for path, blob in ((md_path, markdown.encode("utf-8")), (json_path, data)):
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_quickly(path, blob)
     return md_path, json_path

@@ -34,6 +34,7 @@ from pipeline.batch.cache import (
 from pipeline.batch.discover import Discovery, Skipped, discover, since_text
 from pipeline.batch.outputs import fill_texts, output_name, write_outputs  # noqa: F401 (output_name re-exported)
 from pipeline.errors import BatchInterrupted, BatchPartialFailure, InputError  # noqa: F401 (the first two re-exported)
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -56,7 +57,7 @@ class BatchOptions:
     jobs: int = 2
     config: Config | None = None
     mask: bool = False
-    max_bytes: int = 256 * 1024 * 1024
+    max_bytes: int = RECOVER_MAX_BYTES  # the CLI passes DUCK_TAPE_MAX_TRANSCRIPT_BYTES or --max-bytes
     since: datetime | None = None
     cache_dir: Path | None = None
     texts: bool = False
@@ -305,7 +306,12 @@ def run_batch(paths: list[str], options: BatchOptions, *, progress=None,
         run.wall_seconds = round(time.perf_counter() - started, 3)
         return run
     if not discovery.sessions:
-        raise InputError(f"no transcripts found under {', '.join(paths)} (looked for *.jsonl and *.json files)")
+        # issue 22 item 6: a corrupt opencode.db said "no transcripts found"; name what was found and why it was not read
+        databases = [s for s in discovery.skipped if s.path.endswith(".db")]
+        if databases:
+            raise InputError("no session could be read: " + "; ".join(
+                s.reason if s.reason.startswith(s.path) else f"{s.path}: {s.reason}" for s in databases[:5]))
+        raise InputError(f"no transcripts found under {', '.join(paths)} (looked for *.jsonl, *.json and *.db files)")
     cache = Cache(cache_dir)
     todo = _plan(discovery, options, cache, index, run)
     if progress is not None:

@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from pipeline.transcripts.safety import RECOVER_MAX_BYTES
+
 if TYPE_CHECKING:
     from pipeline.config import Config
 
 STATUSES = ("ok", "failed", "refused", "ignored", "skipped")
 """``ok`` state built; ``failed`` unreadable/invalid; ``refused`` by redaction (``--mask`` not given);
-``ignored`` a ``.json`` file found in a folder that is not a transcript; ``skipped`` ended before ``--since``."""
+``ignored`` a ``.json`` file found in a folder that is not a session transcript (a config file, a Gemini CLI
+``logs.json`` prompt log); ``skipped`` ended before ``--since``."""
 
 
 @dataclass(slots=True)
@@ -36,7 +39,7 @@ class Job:
     explicit: bool = False
     config: Config | None = None
     mask: bool = False
-    max_bytes: int = 256 * 1024 * 1024
+    max_bytes: int = RECOVER_MAX_BYTES  # the CLI passes DUCK_TAPE_MAX_TRANSCRIPT_BYTES or --max-bytes
     since: str | None = None
     verify: bool = False  # also check each compaction's summary (``pipeline.verify``): record["verify"]
 
@@ -130,6 +133,7 @@ def _mask_messages(record: dict) -> None:
 
 def _run(job: Job, record: dict) -> None:
     from pipeline.errors import InputError
+    from pipeline.transcripts import NOT_TRANSCRIPTS
     from pipeline.transcripts.detect import detect_format
 
     try:
@@ -138,11 +142,13 @@ def _run(job: Job, record: dict) -> None:
         else:
             built = _built_whole(job, record)
     except InputError:
-        if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path) \
-                and detect_format(job.path) == "unknown":
-            record["status"] = "ignored"
-            record["notes"].append("not a transcript (a JSON file of no known transcript format)")
-            return
+        if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path):
+            fmt = detect_format(job.path)
+            if fmt == "unknown" or fmt in NOT_TRANSCRIPTS:  # found in a folder: a Gemini logs.json beside
+                record["status"] = "ignored"  # the checkpoints, a harness's config file
+                record["notes"].append(NOT_TRANSCRIPTS[fmt].split(";")[0] if fmt in NOT_TRANSCRIPTS else
+                                       "not a transcript (a JSON file of no known transcript format)")
+                return
         raise
     if built is None:
         return

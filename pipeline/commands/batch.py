@@ -58,8 +58,8 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
           mask: bool, max_bytes: int | None, cache_dir: Path | None, yes: bool, verify: bool) -> None:
     """Re-distil old transcripts: one state file per session into OUT, a report, optionally a CONTEXT.md merge.
 
-    PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot
-    session-state, opencode exports).  Claude Code sub-agent files are linked to their parent session, not
+    PATHS are transcript files or folders, searched recursively (Claude Code project folders, Copilot CLI's
+    ~/.copilot, Gemini CLI's ~/.gemini, opencode exports and databases).  Claude Code sub-agent files are linked to their parent session, not
     run on their own.  Results are cached by transcript content + engine + configuration, so a rerun of an
     unchanged archive does no work and an interrupted run resumes where it stopped.  A failing session is
     reported and the batch goes on; exit code 6 when any session failed.
@@ -80,6 +80,12 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
                              "not part of this build; run without --merge")
     check_targets(out, cache_dir, report)
     config = config_from_flags(engine, model, api_base, max_tokens)
+    from pipeline.llm.agents import is_agent
+
+    if config.effective_engine() == "llm" and config.model and not is_agent(config.model):  # once, not per session
+        from pipeline.extras import require_llm
+
+        require_llm(f"batch with the llm engine (model {config.model})")
     options = BatchOptions(out=out, jobs=jobs or default_jobs(), config=config, mask=mask,
                            max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES), since=_since(since),
                            cache_dir=cache_dir, texts=merge_into is not None, verify=verify)
@@ -97,7 +103,8 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
     states = ", ".join(f"{n} {status}" for status, n in t["status"].items())
     click.echo(f"{t['sessions']} session(s), {t['cached']} from cache: {states}; {t['decisions']} decisions, "
                f"{t['facts']} facts; {written} state file(s) written, {unchanged} unchanged in {out}; "
-               f"{run.wall_seconds:.2f} s")
+               f"{run.wall_seconds:.2f} s"
+               + (f"; {t['skipped_files']} other file(s) skipped (listed in the report)" if t["skipped_files"] else ""))
     if t.get("compactions"):
         from pipeline.batch.compactions import sentence
 
@@ -113,9 +120,14 @@ def batch(paths: tuple[str, ...], out: Path, engine: str | None, model: str | No
         click.echo(f"Merging {len(ordered)} state file(s) into {merge_into}, oldest session first")
         run_merge(merge_into, ordered, yes=yes, dry_run=False, mask=mask, names=files)
     if run.failures:
-        names = ", ".join(r.get("session_id") or Path(r["path"]).name for r in run.failures[:5])
-        more = f" (+{len(run.failures) - 5} more)" if len(run.failures) > 5 else ""
-        raise BatchPartialFailure(f"{len(run.failures)} of {t['sessions']} session(s) failed: {names}{more}; see {md_path}")
+        from pipeline.batch.report import problems
+
+        names: dict[str, list[str]] = {}
+        for r in run.failures:
+            names.setdefault(r["status"], []).append(r.get("session_id") or Path(r["path"]).name)
+        hint = "; pass --mask to write the refused ones with <REDACTED>" if t["refused"] and not mask else ""
+        raise BatchPartialFailure(f"{len(run.failures)} of {t['sessions']} session(s) not written: "
+                                  f"{problems(t, names)}{hint}; see {md_path}")
 
 
 COMMANDS = [batch]

@@ -61,7 +61,7 @@ def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_ru
     for the Notes lines (``plan_merge``).  Raises what ``plan_merge`` raises, ``ApprovalDeclined`` (exit 4)."""
     from pipeline.approval import confirm_write
     from pipeline.context.api import apply_merge
-    from pipeline.context.changelog import format_changelog
+    from pipeline.context.changelog import format_changelog, format_dry_run
     from pipeline.context.preview import unified_diff
 
     tidied, outcome = _plan_merge(context_path, states, dry_run=dry_run, mask=mask, names=names)
@@ -72,13 +72,15 @@ def run_merge(context_path: Path, states: list[AgentState], *, yes: bool, dry_ru
     if outcome.redaction and not mask:
         _err("duck-tape: preview masks secrets; writing needs --mask")
     if not outcome.changed:
-        _echo(format_changelog(outcome.changelog))
+        _echo(format_dry_run(outcome.changelog, outcome.skipped) if dry_run else format_changelog(outcome.changelog))
         return
     _echo(unified_diff(outcome.before, outcome.after, context_path.name), nl=False)
     if dry_run:
-        _echo(format_changelog(outcome.changelog))
+        _echo(format_dry_run(outcome.changelog, outcome.skipped))
         _err(f"duck-tape: dry run: nothing was written to {context_path}")
         return
+    if outcome.skipped:
+        _echo("Left out of CONTEXT.md:\n" + "\n".join(outcome.skipped))
     confirm_write(str(context_path), yes=yes)
     apply_merge(context_path, outcome)
     _echo(format_changelog(outcome.changelog))
@@ -123,6 +125,7 @@ def merge_report(context_path: Path, states: list[AgentState], *, yes: bool, dry
                         for c in changes if c.kind == "Dropped"],
             "kept": [{"section": section, "key": key, "reason": "already in CONTEXT.md with the same text"}
                      for section, key in outcome.kept],
+            "skipped": [{"source": item.source, "text": item.text, "reason": item.reason} for item in outcome.left_out],
             "redacted": redacted, "diff": diff, "notes": tidied, "redaction": list(outcome.redaction)}
 
 
@@ -180,32 +183,46 @@ _json_option = click.option("--json", "as_json", is_flag=True,
 @_context_option
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DIR,
               show_default=True, help="State store to take the newest state file from when STATE_FILE is not given.")
+@click.option("--session", "session", default=None, metavar="ID", envvar="DUCK_TAPE_SESSION",
+              help="Without STATE_FILE: take this session's state file.  [env: DUCK_TAPE_SESSION]")
 @click.option("--yes", is_flag=True, help="Approve the write without asking (needed when not on a terminal).")
 @click.option("--dry-run", is_flag=True, help="Print the diff and the changelog; write nothing.")
 @click.option("--mask", is_flag=True, help="Write <REDACTED> in place of detected secrets instead of refusing.")
 @_json_option
-def merge(state_file: Path | None, context_path: Path, directory: Path, yes: bool, dry_run: bool, mask: bool,
-          as_json: bool) -> None:
-    """Merge a state file into CONTEXT.md: decisions, open questions and terms, each under a stable key.
+def merge(state_file: Path | None, context_path: Path, directory: Path, session: str | None, yes: bool,
+          dry_run: bool, mask: bool, as_json: bool) -> None:
+    """Merge a state file into CONTEXT.md: what will still hold next session, each under a stable key.
 
-    STATE_FILE defaults to the state file to resume from in DIR (manual > recovered > auto).  A missing
-    CONTEXT.md is bootstrapped; one missing schema sections is refused (run `duck-tape migrate`).  Prints a
-    unified diff, asks for approval, writes under a lock, then prints the changelog.  Exit 3 when the result
-    would hold a secret (unless --mask), 4 when not approved.  --json prints what was added, superseded,
-    dropped and kept instead.
+    Lasting decisions go to Decisions, your rules to Conventions, terms the session defined to Glossary,
+    unfinished work to Deferred-Debt (marked resolved when a later state shows it done), unanswered questions
+    to Open-Questions, durable facts (environment traps, ports, root causes) to a dated Notes block.  Approvals
+    of one step ("commit these changes"), the task list and one-off failures are left out: the preview lists
+    each with its reason.  STATE_FILE defaults to the best state file in DIR (manual > recovered > auto) of
+    the session --session names, or of the one session DIR holds: with several sessions' files there it names
+    them and asks you to pick (exit 2).  Only files duck-tape wrote in this folder count, never a sub-agent's.
+    A missing CONTEXT.md is bootstrapped; one missing schema sections is refused (run `duck-tape migrate`).
+    Prints a unified diff, asks for approval, writes under a lock, then prints the changelog.  Exit 3 when the
+    result would hold a secret (unless --mask), 4 when not approved.  --json prints what was added,
+    superseded, dropped, kept and left out instead.
     """
     from pipeline.errors import InputError
+    from pipeline.state.owner import pick_for_merge
     from pipeline.state.parse import parse
-    from pipeline.state.store import pick_best
 
     if as_json:
         from pipeline.commands.json_out import begin
 
         begin("merge")
     if state_file is None:
-        best = pick_best(directory)
+        best, owned = pick_for_merge(directory, session)
+        named = owned.named()
+        if named and not as_json:
+            _err(f"duck-tape: merge: {named}")
         if best is None:
-            raise InputError(f"no state file in {directory}: pass STATE_FILE or --dir")
+            whose = f" of session {session}" if session else ""
+            left = owned.excluded()
+            raise InputError(f"no state file{whose} in {directory}" + (f" (not using {left})" if left else "")
+                             + ": pass STATE_FILE or --dir")
         state_file = best.info.path
         if not as_json:
             _err(f"duck-tape: merging {state_file}")

@@ -23,11 +23,15 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "ignore_unknown_options": True
 def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None, max_bytes: int | None) -> None:
     """Pre-compact hook: write DIR/<stamp>-auto.state.md and the marker DIR/.last-compact.
 
-    Reads the hook's JSON on stdin (Claude Code transcript_path and session_id, Copilot CLI transcriptPath,
-    the duck-tape opencode plugin's snapshotPath), distils the transcript with the rules engine, masks
+    Reads the hook's JSON on stdin: Claude Code PreCompact (transcript_path, session_id), Copilot CLI preCompact
+    (transcriptPath, sessionId), Codex CLI PreCompact (transcript_path, session_id, turn_id; a null path is
+    found by id), Gemini CLI PreCompress (transcript_path, session_id; it gets one JSON object on stdout) and the
+    duck-tape opencode plugin's (snapshotPath, sessionID).  It distils the transcript with the rules engine, masks
     secrets with <REDACTED>, rotates the store to 10 state files and writes the marker with the transcript
     path.  When the path is empty or stale the transcript is looked up by session id in the harness's own
-    folders.  It never fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
+    folders.  Each session also gets its own marker record (DIR/.markers/) that `duck-tape restore` reads at
+    its SessionStart; a second session writing in the same minute gets its own state file name.  It never
+    fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
 
     Only what is new is read: DIR/.reach/ remembers how far the last checkpoint of the transcript read and the
     state it made, and the lines appended since are folded into it.  A first look at a session reads it within
@@ -71,9 +75,18 @@ def _harness_names() -> list[str]:
 @click.option("--command", "hook_command", default=None, metavar="CMD",
               help="How the hook calls duck-tape, as shell words.  Default: duck-tape when it is on PATH, else "
                    "the full path of this duck-tape.  The path of an existing file is taken whole, spaces and all.")
+@click.option("--prompt/--no-prompt", default=True,
+              help="Also add the resume prompt as each harness's own command (Claude Code /duck-tape-resume, Codex "
+                   "$duck-tape-resume, Gemini CLI /duck-tape:resume, opencode and Copilot CLI /duck-tape-resume): "
+                   "when you run it, the agent recovers the state itself through the duck-tape MCP tools.  "
+                   "[default: on]")
+@click.option("--refine/--no-refine", default=None,
+              help="After each checkpoint, refine its state in the background with your agent's CLI (or the "
+                   "configured model) and write <stamp>-recovered.state.md, which restore and resume then prefer.  "
+                   "It spends that model's tokens (capped per session).  [default: off; asked on a terminal]")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (what was found, planned, written).")
 def init(harnesses: tuple[str, ...], yes: bool, dry_run: bool, user: bool, project: bool, restore: bool | None,
-         nudge: bool, root: str, hook_command: str | None, as_json: bool) -> None:
+         nudge: bool, root: str, hook_command: str | None, prompt: bool, refine: bool | None, as_json: bool) -> None:
     """Set duck-tape up for your agent harnesses: a hook that saves the session's state before every compaction
     and, where the harness allows it, one that hands it back right after.
 
@@ -88,6 +101,8 @@ def init(harnesses: tuple[str, ...], yes: bool, dry_run: bool, user: bool, proje
     Without --harness it sets up every harness in use here.  It shows each change as a diff, then asks (on a
     terminal), installs (--yes) or stops there (--dry-run, or no terminal).  Copilot CLI cannot be handed the
     state back, so init offers a line in its instructions telling the agent to run `duck-tape resume`.
+    Each harness also gets the resume prompt as its own command (--no-prompt: not), and on a terminal init asks
+    whether to refine every checkpoint in the background with your agent's CLI (--refine/--no-refine: decided).
     Existing settings and hooks are kept; a changed file is backed up first (<file>.<UTC time>.bak); running it
     again changes nothing.  A personal settings file inside a git work tree is added to the repository's
     info/exclude.  Exit 2 for an unknown --root, a --command the shell cannot split, or no harness found.
@@ -95,7 +110,7 @@ def init(harnesses: tuple[str, ...], yes: bool, dry_run: bool, user: bool, proje
     from pipeline.commands.hooks_init import run_init
 
     run_init(harnesses, root=root, yes=yes, dry_run=dry_run, user=user, project=project, restore=restore,
-             hook_command=hook_command, as_json=as_json, nudge=nudge)
+             hook_command=hook_command, as_json=as_json, nudge=nudge, prompt=prompt, refine=refine)
 
 
 COMMANDS = [checkpoint, init]

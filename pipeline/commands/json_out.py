@@ -99,7 +99,11 @@ def _write_recovered(result, directory: Path, *, yes: bool, dry_run: bool) -> st
         target = directory / state_filename(result.state.stamp, "recovered")
         raise ApprovalDeclined(f"--json never asks, so nothing was written to {target}: pass --yes to write "
                                "or --dry-run to preview")
-    return str(write_state(directory, result.text, stamp=result.state.stamp, kind="recovered"))
+    written = str(write_state(directory, result.text, stamp=result.state.stamp, kind="recovered"))
+    from pipeline.llm import ledger
+
+    ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
+    return written
 
 
 def _recovery_fields(result) -> dict:
@@ -128,8 +132,6 @@ def resume_report(found, directory: Path, *, recovery, yes: bool, dry_run: bool,
     ``pipeline.recovery.Recovery``) is given and not ``dry_run``.  ``found``: the ``pipeline.resume.ResumePlan``;
     ``context_lines``: the decision lines of CONTEXT.md (None: no such file); ``reconciliation``: the lines of
     ``--reconcile`` (None: not asked).  Raises ApprovalDeclined (exit 4) for a recovery without ``yes``."""
-    from pipeline.resume import relevant_decisions
-
     marker = found.marker
     report: dict[str, Any] = {
         "command": "resume", "store": str(directory), "messages": list(found.messages),
@@ -147,7 +149,14 @@ def resume_report(found, directory: Path, *, recovery, yes: bool, dry_run: bool,
         report["state"] = written
         state = recovery.state
     assert state is not None
+    from pipeline.restore.guard import dropped_note
+    from pipeline.resume import guarded_state, relevant_decisions
+
+    state, context_lines, dropped = guarded_state(state, context_lines)  # issue 22: no orders to an AI agent
     pos = state.position
     report["position"] = {"current": pos.current, "done": list(pos.done), "remaining": list(pos.remaining)}
     report["decisions"] = relevant_decisions(state, context_lines) if context_lines is not None else []
+    note = dropped_note("Note:", dropped)
+    if note:
+        report["messages"].append(note)
     return report

@@ -20,14 +20,18 @@ def mcp(directory: Path, context_path: Path) -> None:
 
     Tools: state (the state file resume would use, as text and JSON), decisions (search the Decision Log entries
     of the state files and CONTEXT.md decisions by words, newest first), recover (recover a state file from a
-    transcript path; a dry run unless approve is true).  Every output passes the redaction mask.  Add it to a
-    harness, e.g. `claude mcp add duck-tape -- duck-tape mcp`.  Needs the `mcp` package (the `mcp` extra).
+    transcript path; a dry run unless approve is true), and for the agent to recover the state itself when you ask
+    it (the duck-tape resume command): raw_material (the compacted session, masked, paged newest first) and
+    save_state (checks every quote, names what it rejects, writes <stamp>-recovered.state.md).  Every output
+    passes the redaction mask.  Add it to a harness, e.g. `claude mcp add duck-tape -- duck-tape mcp`.
     """
     try:
         from pipeline.serve.mcp import run
-    except ImportError as exc:
-        raise InputError(f"the MCP server needs the 'mcp' package ({exc}); install it with "
-                         "pip install 'duck-tape-pipeline[mcp]'") from None
+    except ImportError as exc:  # every install has the SDK; a damaged or hand-trimmed one may not
+        from pipeline.extras import install_line
+
+        raise InputError(f"the MCP server needs the 'mcp' package, which this installation lacks ({exc}); "
+                         f"reinstall duck-tape: {install_line(None)}") from None
     run(directory, context_path)
 
 

@@ -21,13 +21,20 @@ DEFAULT_STORE = ".duck-tape"
               show_default=True,
               help="claude-code, codex, gemini: wrap the text as SessionStart hook JSON "
                    "(hookSpecificOutput.additionalContext); gemini prints {} when there is nothing to restore.")
+@click.option("--session", "session", default=None, metavar="ID",
+              help="Restore this session's compaction.  Default: the session the harness's SessionStart JSON on "
+                   "stdin names (session_id, sessionID), else the newest compaction in DIR.")
 @click.option("--no-reconcile", is_flag=True, help="Skip the read-only check of the workspace (git log, files).")
 @click.option("--json", "as_json", is_flag=True,
               help="Plain format only: print one JSON object (the handoff text, the state file used, the parts "
                    "included and left out, the bytes used of the budget) instead of the handoff.")
-def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool, as_json: bool) -> None:
+def restore(directory: str | None, budget: int, fmt: str, session: str | None, no_reconcile: bool,
+            as_json: bool) -> None:
     """Print a compact handoff of the best state file, to feed the next session after a compaction.
 
+    As a SessionStart hook it reads the harness's JSON on stdin and hands over that session's own state only:
+    never another session's, and only state files duck-tape wrote in this folder (a file planted, copied or
+    of another folder is named on stderr and left out).
     Picks the state file as `duck-tape resume` does (manual > recovered > auto) and prints, within BYTES:
     the approved workflow, Current, Remaining, the decisions (REJECTED ones with their reasons) and the
     user's constraints first, then what changed in the workspace since the file was written (commits,
@@ -42,25 +49,26 @@ def restore(directory: str | None, budget: int, fmt: str, no_reconcile: bool, as
         begin("restore")
         if fmt != "plain":
             raise click.UsageError(f"--json prints the plain handoff only; --format {fmt} prints the hook JSON itself")
-        emit(restore_report(directory or DEFAULT_STORE, budget, reconcile=not no_reconcile))
+        emit(restore_report(directory or DEFAULT_STORE, budget, reconcile=not no_reconcile, session=session))
         return
     from pipeline.restore.run import restore_main
 
-    restore_main(directory, budget, fmt, reconcile=not no_reconcile)
+    restore_main(directory, budget, fmt, reconcile=not no_reconcile, session=session)
 
 
-def restore_report(directory: str, budget: int, *, reconcile: bool) -> dict:
+def restore_report(directory: str, budget: int, *, reconcile: bool, session: str | None = None) -> dict:
     """The ``restore --json`` object (docs/json.md) for the store ``directory``.  Never raises for what the hook
     never fails on (no marker, no fresh state, an unreadable or corrupt file): ``"restored": false`` and the
     ``"reason"``, as the hook's stderr line words it."""
-    from pipeline.restore.run import PREFIX, _one_line, plan_restore
+    from pipeline.restore.run import PREFIX, _one_line, plan_restore, starting_session
 
     report: dict = {"command": "restore", "store": directory, "restored": False, "reason": None, "notes": [],
                     "state": None, "kind": None, "created": None, "compaction": None, "handoff": None,
                     "bytes": 0, "budget": budget, "complete": None, "parts": [], "footer": None,
                     "compared_with_summary": False, "reconciliation": None}
     try:
-        done = plan_restore(directory, budget=budget, fmt="plain", reconcile=reconcile)
+        done = plan_restore(directory, budget=budget, fmt="plain", reconcile=reconcile,
+                            starting=starting_session(None, session))
     except Exception as exc:  # noqa: BLE001 - as the hook: one reason, never a traceback
         report["reason"] = f"{PREFIX} nothing restored: {_one_line(exc)}"
         return report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -22,6 +23,27 @@ def _age(seconds: int | None) -> str:
         if seconds >= size:
             return f"{seconds // size} {unit} ago"
     return f"{seconds} s ago"
+
+
+_FILE_SOURCE = re.compile(r"^(?P<kind>[\w-]+): (?P<path>.+) (?P<table>\[[^\]]+\]\.[\w-]+)$")
+
+
+def _config_lines(config: dict) -> list[str]:
+    """The configuration, one line per key, each file named once below as ``[n]`` (issue 24, item 6: 17 lines
+    each repeated the full path of the shipped default.toml)."""
+    files: list[str] = []
+    lines = ["Configuration (value  <- where it comes from):"]
+    for key, item in config.items():
+        source = item["source"]
+        found = _FILE_SOURCE.match(source)
+        if found:
+            path = found["path"]
+            if path not in files:
+                files.append(path)
+            source = f"{found['kind']} [{files.index(path) + 1}] {found['table']}"
+        lines.append(f"  {key} = {item['value']!r}  <- {source}")
+    lines += [f"  [{n}] {path}" for n, path in enumerate(files, 1)]
+    return lines
 
 
 def _text(report: dict) -> str:
@@ -66,9 +88,21 @@ def _text(report: dict) -> str:
     reach = {True: "reachable", False: "NOT reachable", None: "not checked"}[engine["reachable"]]
     model = f", model {engine['model']}" if engine["model"] else ""
     lines.append(f"Engine: {engine['effective']} (asked: {engine['requested']}){model}: {reach} ({engine['detail']})")
-    lines.append("Configuration (value  <- where it comes from):")
-    for key, item in report["config"].items():
-        lines.append(f"  {key} = {item['value']!r}  <- {item['source']}")
+    refine = report["refine"]
+    lines.append(f"Background refinement: {'on, with ' + str(refine['model']) if refine['on'] else 'off'}")
+    usage = report["llm_usage"]
+    if usage:
+        by = ", ".join(f"{action} {tokens:,}" for action, tokens in usage["by_action"].items())
+        lines.append(f"Model tokens spent here: {usage['tokens']:,} in {usage['runs']} run(s) since {usage['since']} "
+                     f"({by})")
+        for label, item in (("last refinement", usage["last_refine"]), ("last run", usage["last"])):
+            if item is None or (label == "last run" and item is usage["last_refine"]):
+                continue
+            seconds = f", {item['seconds']} s" if item.get("seconds") is not None else ""
+            why = f": {item['note']}" if item.get("note") and item.get("outcome") != "written" else ""
+            lines.append(f"  {label}: {item['time']} {item['action']} with {item['model']}, {item['tokens']:,} "
+                         f"tokens{seconds}, {item['outcome']}{why}")
+    lines += _config_lines(report["config"])
     for line in report["warnings"]:
         lines.append(f"note: {line}")
     if report["problems"]:
@@ -80,8 +114,8 @@ def _text(report: dict) -> str:
 
 
 @click.command("status", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Project folder to look at.")
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
+              show_default=True, help="Project folder to look at (must exist).")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="State store (default: .duck-tape in the project folder).")
 @click.option("--context", "context_path", type=click.Path(dir_okay=False, path_type=Path), default=None,

@@ -12,7 +12,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 from pipeline.context.bootstrap import fill_scaffold, skeleton, title_for
-from pipeline.context.changelog import NO_CHANGES, Change, changelog_lines
+from pipeline.context.changelog import NO_CHANGES, Change, changelog_lines, skipped_lines
 from pipeline.context.merge import apply
 from pipeline.context.parse import heading_hints, key_of, parse
 from pipeline.context.render import render
@@ -33,7 +33,9 @@ class MergeOutcome:
     state files' names given to ``plan_merge``, kept for the same reason.  ``changes`` (added, default empty): the
     ``Change`` records the changelog lines were worded from; ``kept`` (added, default empty): ``(section, key)`` of
     the states' Goals, Decisions, Conventions and Glossary entries that CONTEXT.md already held with the same text
-    (``duck-tape merge --json`` reports both).
+    (``duck-tape merge --json`` reports both).  ``skipped`` (added, default empty): the ``- Skipped: …`` lines of
+    what the translation left out (``changelog.skipped_lines``), for the preview and the dry run; ``left_out``
+    (added): the same as ``DeltaSkip`` records for ``--json``.
     """
 
     changelog: list[str]
@@ -47,6 +49,8 @@ class MergeOutcome:
     names: list[str | None] | None = field(default=None, repr=False, compare=False)
     changes: list[Change] = field(default_factory=list, repr=False, compare=False)
     kept: list[tuple[str, str]] = field(default_factory=list, repr=False, compare=False)
+    skipped: list[str] = field(default_factory=list, repr=False, compare=False)
+    left_out: list = field(default_factory=list, repr=False, compare=False)
 
 
 def _utc_today() -> date:
@@ -88,10 +92,13 @@ def plan(path: Path, before: str | None, states: list[AgentState], *, mask: bool
         changes = apply(doc, deltas, today=day)
     written, masked, report = gate(render(doc), mask_secrets=mask, path=str(path))
     kept = unchanged_entries(deltas, changes)
+    left_out = [item for delta in deltas for item in delta.skipped]
+    skipped = skipped_lines(left_out)
     if before is not None and written == before:
-        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today, names, [], kept)
+        return MergeOutcome([NO_CHANGES], before, before, False, [], list(states), mask, today, names, [], kept,
+                            skipped, left_out)
     return MergeOutcome(changelog_lines(changes, masked), before, written, True, report, list(states), mask, today,
-                        names, changes, kept)
+                        names, changes, kept, skipped, left_out)
 
 
 def unchanged_entries(deltas: list, changes: list[Change]) -> list[tuple[str, str]]:
@@ -143,6 +150,7 @@ def apply_merge(context_path: Path, outcome: MergeOutcome) -> MergeOutcome:
         outcome.changelog, outcome.before, outcome.after = fresh.changelog, fresh.before, fresh.after
         outcome.changed, outcome.redaction = fresh.changed, fresh.redaction
         outcome.changes, outcome.kept = fresh.changes, fresh.kept
+        outcome.skipped, outcome.left_out = fresh.skipped, fresh.left_out
         return fresh.after if fresh.changed else None
 
     update(path, outcome.before, outcome.after, replan)

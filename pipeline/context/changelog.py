@@ -9,6 +9,10 @@ Printed after every merge: ``Changelog:`` then one line per change::
 
 or the single line ``No changes to CONTEXT.md.``.  Redacted lines come last, one per section (schema order), and
 count the secrets masked with ``<REDACTED>`` in what this merge writes.
+
+A dry run (and the preview before a write) also lists what the translation left out, one line per item:
+``- Skipped: <source>: <what> (<reason>)``, e.g. ``- Skipped: Decision Log: APPROVED: commit all these changes
+(procedural approval)`` (``skipped_lines``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,28 @@ def changelog_lines(changes: list[Change], masked: dict[str, int] | None = None)
     for section in sorted(counts, key=_order):
         lines.append(f"- Redacted: {section} {counts[section]} secret(s)")
     return lines or [NO_CHANGES]
+
+
+SKIPPED_WIDTH = 100
+"""At most this many characters of a left-out item's text in its ``Skipped:`` line."""
+
+
+def skipped_lines(skipped: list) -> list[str]:
+    """``- Skipped: <source>: <what> (<reason>)`` for each ``DeltaSkip`` (``pipeline.context.delta``) in order,
+    repeats once; ``<what>`` is cut to ``SKIPPED_WIDTH`` characters with an ellipsis."""
+    lines: list[str] = []
+    for item in skipped:
+        text = item.text if len(item.text) <= SKIPPED_WIDTH else item.text[: SKIPPED_WIDTH - 1].rstrip() + "…"
+        line = f"- Skipped: {item.source}: {text} ({item.reason})"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def format_dry_run(lines: list[str], skipped: list[str]) -> str:
+    """What a dry run prints: the changelog (``format_changelog``: ``Changelog:`` and its lines, or ``No changes to
+    CONTEXT.md.``) followed by the ``Skipped:`` lines."""
+    return "\n".join([format_changelog(lines), *skipped])
 
 
 def format_changelog(lines: list[str]) -> str:

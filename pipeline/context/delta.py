@@ -37,13 +37,30 @@ class DeltaQuestion(_Model):
 
 
 class DeltaDebt(_Model):
-    """A Deferred-Debt entry ``- TODO(<type>[,#<issue>]): <date> <what>`` (only ever appended)."""
+    """A Deferred-Debt entry ``- TODO(<type>[,#<issue>]): <date> <what> [status: open]`` (only ever appended)."""
 
-    type: str = Field(description="Debt type, e.g. perf, test, security, todo.")
+    type: str = Field(description="Debt type, e.g. perf, test, security, docs, fix, todo.")
     issue: str | None = Field(default=None, description="Issue number without '#', when known.")
     date: str = Field(description="YYYY-MM-DD the debt was recorded.")
     what: str
+    status: str | None = Field(default="open", description="Status marker written with the entry: 'open', or None "
+                               "for none (a migrated TODO line that had none).")
     redacted: int = 0
+
+
+class DeltaFact(_Model):
+    """A durable fact for the merge's Notes block (one bullet ``- <text>``): it will still hold next session."""
+
+    text: str
+    redacted: int = 0
+
+
+class DeltaSkip(_Model):
+    """An item of the state file the translation left out, and why (the merge preview's ``Skipped:`` line)."""
+
+    source: str = Field(description="The state file section it comes from, e.g. 'Decision Log'.")
+    text: str
+    reason: str = Field(description="Why it is not in CONTEXT.md, e.g. 'procedural approval'.")
 
 
 class DeltaNote(_Model):
@@ -59,8 +76,9 @@ class ContextDelta(_Model):
 
     ``session``/``origin``/``stamp`` describe a merged state file (session label, ``<repo>@<branch>``, UTC
     ``YYYY-MM-DD HH:MM`` of its ``Created:``); when ``session`` is set and the merge changes something because of
-    this source, a Notes block records it.  ``done`` holds the state's Position.Done items: an Open-Question or a
-    Deferred-Debt entry they match is resolved.
+    this source, a Notes block records it, with one bullet per durable fact in ``facts`` that no Notes block holds
+    yet.  ``done`` holds the state's Position.Done items: an Open-Question or a Deferred-Debt entry they match is
+    resolved.  ``skipped``: what the translation left out, for the preview (never written).
     """
 
     session: str | None = None
@@ -73,4 +91,6 @@ class ContextDelta(_Model):
     questions: list[DeltaQuestion] = Field(default_factory=list)
     debts: list[DeltaDebt] = Field(default_factory=list)
     notes: list[DeltaNote] = Field(default_factory=list)
+    facts: list[DeltaFact] = Field(default_factory=list)
     done: list[str] = Field(default_factory=list)
+    skipped: list[DeltaSkip] = Field(default_factory=list)

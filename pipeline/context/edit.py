@@ -79,9 +79,10 @@ def remove_item(section: Section, item: Item, *, tidy: bool = False) -> None:
     del body[start:end]
 
 
-def set_status(section: Section, item: Item, status: str) -> None:
-    """Give the Deferred-Debt entry ``item`` the status marker ``[status: <status>]`` on its first line."""
-    section.body[item.start] = with_status(section.body[item.start], status)
+def set_status(section: Section, item: Item, status: str, resolved: str | None = None) -> None:
+    """Give the Deferred-Debt entry ``item`` the status marker ``[status: <status>]`` on its first line, preceded by
+    ``(resolved: <date>)`` when ``resolved`` is given."""
+    section.body[item.start] = with_status(section.body[item.start], status, resolved)
 
 
 def insert_note(section: Section, stamp: str, texts: list[str], newline: str) -> None:

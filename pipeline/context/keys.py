@@ -25,6 +25,8 @@ STOP_WORDS = frozenset(
     "a an the to of in on at for by with and or but is are was were be been being it its this that these those "
     "we i you our my your me us please can could would should will shall let lets so as from into then just also "
     "actually there theres here do does did has have had which".split()
+    # the same function words in Portuguese and Spanish ("no" stays: it is a negation in English)
+    + "o os um uma el la los las un una y e é es em en na do da dos das del de que por para com con se".split()
 )
 
 GENERIC_LABELS = frozenset(

@@ -1,15 +1,20 @@
 """``duck-tape migrate``: classify freeform CONTEXT.md content into the schema (DESIGN.md "CONTEXT.md (Tier 1)").
 
-The freeform part is everything above the schema (``ContextDoc.above``) except the title.  It is cut into blocks:
-paragraphs, list items (with their indented lines), headings and fenced code blocks.  Each paragraph or list item
-is scored against every section by cue phrases (``CUES``) and by the headings it sits under (``HEADING_CUES``,
-weight 3), and goes to the best-scoring section:
+The freeform part is everything above the schema (``ContextDoc.above``) except the title: a hand-written
+CONTEXT.md, a CLAUDE.md or AGENTS.md.  It is cut into blocks: paragraphs, list items (with their indented lines),
+headings and fenced code blocks.  Each paragraph or list item is scored against every section by English cue
+phrases (``CUES``), by the headings it sits under (``HEADING_CUES``, weight 3), and by the same structural rules
+that translate a state file, in any language (``pipeline.context.classify``): a standing rule (a file like this is
+standing instructions, so a plain imperative is one too) scores for Conventions, a definition for Glossary, an
+explicit goal for Goals, a question for Open-Questions, a choice stated in another language for Decisions, a
+deferral for Deferred-Debt, a durable fact for Notes; a procedural step ("commit these changes") never scores
+for Decisions and a command never for Glossary.  The block goes to the best-scoring section:
 
 * Goals, Decisions, Conventions, Glossary: ``- **<key>**: <text>`` (a ``**key**:`` or ``term:`` prefix keeps its
   key, otherwise a slug; a key already taken by a different text gets ``-2``…; Decisions get the first date in
   the text, else today);
-* Deferred-Debt: ``- TODO(<type>[,#<issue>]): <date> <what>`` (an existing ``TODO(...)`` form is kept; otherwise
-  the type is the cue word: todo, fixme, hack, or debt);
+* Deferred-Debt: ``- TODO(<type>[,#<issue>]): <date> <what> [status: open]`` (an existing ``TODO(...)`` form and
+  status marker are kept; otherwise the type is the cue word: todo, fixme, hack, or debt);
 * Open-Questions: ``- <text> (date: <date>)``; Notes: a ``### <date> <HH:MM>`` block holding the lines verbatim.
 
 A placement is flagged low confidence when its best score is below 2 or another section scores as high.  Blocks
@@ -25,6 +30,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from pipeline.context import classify as rules
+from pipeline.context import lexicon as lx
 from pipeline.context.bootstrap import DEFAULT_TITLE, add_sections, ensure_toc, fill_scaffold
 from pipeline.context.changelog import NO_CHANGES, changelog_lines
 from pipeline.context.delta import ContextDelta, DeltaDebt, DeltaEntry, DeltaNote, DeltaQuestion
@@ -70,6 +77,9 @@ _BOLD_KEY = re.compile(r"\*\*(?P<key>[^*]+?):?\*\*:?[ \t]*(?P<text>.*)")
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?")
 _DEBT = re.compile(r"TODO\((?P<type>[^),#]+?)(?:,\s*#(?P<issue>[^)\s]+))?\):\s*(?:(?P<date>\d{4}-\d{2}-\d{2})\s+)?(?P<what>.*)")
 _CUE_WORD = re.compile(r"\b(TODO|FIXME|HACK|XXX)\b:?\s*")
+_STATUS_TAIL = re.compile(r"\s*\[status:\s*(?P<status>open|resolved)\]\s*$")
+_COMMAND_LEAD = re.compile(r"`[^`]+`\s*(?:[-—–:]|\s-\s)")
+"""A list item that documents a command: ```make dev` — starts the containers``."""
 
 
 @dataclass(slots=True)
@@ -146,20 +156,47 @@ def segment(lines: list[str]) -> list[Block]:
     return blocks
 
 
+RULE_WEIGHT = 2
+"""A structural verdict (``pipeline.context.classify``) counts as a strong cue; a durable fact or a deferral as a weak one."""
+
+
 def score(block: Block) -> dict[str, int]:
     """Cue score of ``block`` per section (module docstring)."""
+    text = block.text
     scores = dict.fromkeys(SCHEMA, 0)
     for section, cues in CUES.items():
-        scores[section] += sum(weight for pattern, weight in cues if pattern.search(block.text))
-    if _BOLD_KEY.match(block.text):
+        scores[section] += sum(weight for pattern, weight in cues if pattern.search(text))
+    if _BOLD_KEY.match(text):
         scores["Glossary"] += TERM_WEIGHT
-    elif split_term(block.text)[0] is not None:
+    elif rules.definition(text) is not None:
         scores["Glossary"] += 1
+    if not text.startswith(">"):  # a quotation is kept in its writer's words unless an English cue places it
+        _structural(text, scores)
     for heading in block.headings:
         for section, pattern in HEADING_CUES.items():
             if pattern.search(heading):
                 scores[section] += HEADING_WEIGHT
+    if rules.command_shaped(text) or _COMMAND_LEAD.match(text):
+        scores["Glossary"] = 0
+    if rules.decision("APPROVED", text).reason in (rules.PROCEDURAL, rules.COMMAND, rules.TEMPORARY):
+        scores["Decisions"] = 0
     return scores
+
+
+def _structural(text: str, scores: dict[str, int]) -> None:
+    """Add the scores of the structural rules (any language) to ``scores``, where the English cues did not fire."""
+    if rules.rule(text, standing=True) is not None and not scores["Conventions"]:
+        scores["Conventions"] += RULE_WEIGHT
+    if rules.goals(text) and not scores["Goals"]:
+        scores["Goals"] += RULE_WEIGHT
+    if lx.QUESTION.search(text) and not lx.OFFER.search(text) and not scores["Open-Questions"]:
+        scores["Open-Questions"] += RULE_WEIGHT
+    if lx.DECIDED.search(text) and not scores["Decisions"]:
+        scores["Decisions"] += RULE_WEIGHT
+    if lx.DEFERRED.search(text) and not scores["Deferred-Debt"]:
+        scores["Deferred-Debt"] += 1
+    if rules.fact(text).target == "Notes" and not scores["Notes"]:
+        scores["Notes"] += 1
 
 
 def classify(block: Block) -> tuple[str | None, str | None]:
@@ -296,7 +333,8 @@ def _delta(doc: ContextDoc, placed: list[tuple[Block, str]], day: str, now: date
         when = found.group(1) if found else day
         if section in KEYED:
             bold = _BOLD_KEY.fullmatch(block.text)
-            term, rest = (bold["key"].strip(), bold["text"]) if bold else split_term(block.text)
+            defined = rules.definition(block.text) if section == "Glossary" and not bold else None
+            term, rest = (bold["key"].strip(), bold["text"]) if bold else defined or split_term(block.text)
             keyed.setdefault(section, []).append((block, term, rest if term else block.text))
         elif section == "Deferred-Debt":
             delta.debts.append(_debt(block.text, when))
@@ -335,10 +373,14 @@ def _free_key(key: str, text: str, taken: dict[str, str]) -> str:
 
 
 def _debt(text: str, when: str) -> DeltaDebt:
+    marker = _STATUS_TAIL.search(text)
+    status = marker["status"] if marker else "open"
+    text = _STATUS_TAIL.sub("", text)
     match = _DEBT.match(text)
     if match:
-        return DeltaDebt(type=match["type"].strip(), issue=match["issue"], date=match["date"] or when, what=match["what"])
+        return DeltaDebt(type=match["type"].strip(), issue=match["issue"], date=match["date"] or when,
+                         what=match["what"], status=status)
     cue = _CUE_WORD.search(text)
     kind = cue.group(1).lower() if cue else "debt"
     what = _CUE_WORD.sub("", text, count=1).strip() if cue and cue.start() == 0 else text
-    return DeltaDebt(type=kind, date=when, what=what or text)
+    return DeltaDebt(type=kind, date=when, what=what or text, status=status)

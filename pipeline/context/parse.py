@@ -32,7 +32,8 @@ _KEYED = re.compile(r"\*\*(?P<key>[^*\n]+?)(?P<c1>:?)\*\*(?P<c2>:?)[ \t]*(?P<val
 _DATE_SUFFIX = re.compile(r"(?P<text>.*?)[ \t]*\(date:[ \t]*(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\)[ \t]*")
 _DEBT = re.compile(
     r"TODO\((?P<type>[^),#]*?)(?:,[ \t]*#(?P<issue>[^)\s]+))?\):[ \t]*(?:(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})(?:[ \t]+|\Z))?"
-    r"(?P<what>.*?)(?:[ \t]*\[status:[ \t]*(?P<status>open|resolved)\])?[ \t]*"
+    r"(?P<what>.*?)(?:[ \t]*\(resolved:[ \t]*(?P<resolved>[0-9]{4}-[0-9]{2}-[0-9]{2})\))?"
+    r"(?:[ \t]*\[status:[ \t]*(?P<status>open|resolved)\])?[ \t]*"
 )
 _SCAFFOLD = re.compile(r"TODO\(scaffold\):")
 _RESOLVED = re.compile(r"\[status:[ \t]*resolved\][ \t]*$")

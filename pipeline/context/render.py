@@ -4,7 +4,8 @@ Line formats (without line end; callers add the document's own):
 
 * keyed entry: ``- **<key>**: <text>``; a Decisions entry ends ``(date: YYYY-MM-DD)``;
 * Open-Questions: ``- <question> (date: YYYY-MM-DD)``;
-* Deferred-Debt status marker: `` [status: open|resolved]`` at the end of the entry's first line;
+* Deferred-Debt status marker: `` [status: open|resolved]`` at the end of the entry's first line, a resolved one
+  preceded by `` (resolved: YYYY-MM-DD)``, the date of the state that showed it done;
 * scaffold: ``- TODO(scaffold): <YYYY-MM-DD> context bootstrap pending first explicit <noun>``;
 * Notes block: ``### YYYY-MM-DD HH:MM`` then its text lines;
 * TOC: ``- [<Section>](#<anchor>)`` per ``##`` heading after ``## Contents``, anchors as GitHub makes them.
@@ -17,7 +18,7 @@ import re
 from pipeline.context.model import NOUNS, ContextDoc
 from pipeline.context.parse import strip_end
 
-_STATUS = re.compile(r"[ \t]*\[status:[ \t]*(?:open|resolved)\][ \t]*$")
+_STATUS = re.compile(r"(?:[ \t]*\(resolved:[ \t]*[0-9]{4}-[0-9]{2}-[0-9]{2}\))?[ \t]*\[status:[ \t]*(?:open|resolved)\][ \t]*$")
 
 
 def render(doc: ContextDoc) -> str:
@@ -48,11 +49,18 @@ def scaffold_line(section: str, date: str) -> str:
     return f"- TODO(scaffold): {date} context bootstrap pending first explicit {NOUNS[section]}"
 
 
-def with_status(first_line: str, status: str) -> str:
-    """A Deferred-Debt entry's raw first line with its status marker set to ``status`` (line end kept)."""
+def status_marker(status: str, resolved: str | None = None) -> str:
+    """`` [status: <status>]``, preceded by `` (resolved: <date>)`` when a resolution date is given."""
+    return (f" (resolved: {resolved})" if resolved else "") + f" [status: {status}]"
+
+
+def with_status(first_line: str, status: str, resolved: str | None = None) -> str:
+    """A Deferred-Debt entry's raw first line with its status marker set to ``status`` (line end kept); ``resolved``
+    (YYYY-MM-DD): the date a later state showed it done, written before the marker (``… (resolved: 2026-03-11)
+    [status: resolved]``)."""
     line = strip_end(first_line)
     ending = first_line[len(line) :]
-    return f"{_STATUS.sub('', line)} [status: {status}]{ending}"
+    return f"{_STATUS.sub('', line)}{status_marker(status, resolved)}{ending}"
 
 
 def note_heading(stamp: str) -> str:
@@ -71,7 +79,10 @@ def toc_lines(names: list[str]) -> list[str]:
     return [f"- [{name}](#{anchor(name)})" for name in names]
 
 
-def debt_line(type_: str, issue: str | None, date: str, what: str) -> str:
-    """``- TODO(<type>[,#<issue>]): <date> <what>`` (a Deferred-Debt entry, no status marker)."""
+def debt_line(type_: str, issue: str | None, date: str, what: str, status: str | None = None,
+              resolved: str | None = None) -> str:
+    """``- TODO(<type>[,#<issue>]): <date> <what>`` (a Deferred-Debt entry), with `` [status: <status>]`` when
+    ``status`` is given and `` (resolved: <date>)`` before it when ``resolved`` is."""
     tag = f"{type_},#{issue}" if issue else type_
-    return f"- TODO({tag}): {date} {what}"
+    line = f"- TODO({tag}): {date} {what}"
+    return line + status_marker(status, resolved) if status else line

@@ -1,13 +1,14 @@
 """``duck-tape checkpoint``: the pre-compact hook (DESIGN.md "Agent State file (Tier 2)", "Approval"; issue 6).
 
-Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine**, rotate
-the store, and write the marker ``<store>/.last-compact`` with its ``transcript`` field — without asking.
-What it reads of the transcript (issue 23): only what was appended since the last checkpoint of it, folded onto the
-state that one made, and on a first look no more than its time budget allows, the rest named
-(``pipeline.hooks.incremental``; the record in the store: ``pipeline.state.cursor``).
+Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine** (a tagged name
+when another session's file holds the minute, ``pipeline.state.naming``), rotate the store, and write the marker
+``<store>/.last-compact`` with its ``transcript`` field and the session's own sealed marker record
+(``pipeline.state.session_markers``) — without asking.  What it reads of the transcript (issue 23): only what was
+appended since the last checkpoint of it, folded onto the state that one made, and on a first look no more than its
+time budget allows, the rest named (``pipeline.hooks.incremental``; the record in the store: ``pipeline.state.cursor``).
 
 It never fails the hook: every problem (no or stale transcript path, missing file, symlink, over the size
-cap, unknown format, a state file of the same minute already there, an unwritable store…) leaves a
+cap, unknown format, an unwritable store…) leaves a
 marker-only write (or no write at all when even that fails), one line on stderr per problem, and exit 0.
 Secrets are masked with ``<REDACTED>`` (a hook cannot ask) and the count goes to stderr.
 
@@ -204,23 +205,59 @@ def _recordable(path: str | None) -> str | None:
     return None
 
 
+def _state_names(store: Path) -> set[str]:
+    """The names of the state files in ``store``; empty when it cannot be listed."""
+    from pipeline.state.store import list_states
+
+    try:
+        return {s.path.name for s in list_states(store)}
+    except OSError:
+        return set()
+
+
+def _clean_store(store: Path) -> None:
+    """Remove the temp files killed writers left in the store and its record folders (issue 22 item 6: they used to
+    stay until a ``merge``).  Never raises."""
+    from pipeline.fsutil import remove_stale_temps
+    from pipeline.state.session_markers import MARKERS_DIR
+    from pipeline.state.trust import OWNED_DIR
+
+    for folder in (store, store / MARKERS_DIR, store / OWNED_DIR):
+        remove_stale_temps(folder)
+
+
 def _write_marker(store: Path, now: datetime, cwd: str, latest: str | None, transcript: str | None, notes: list[str],
                   session_id: str | None = None) -> Path | None:
+    """Write ``.last-compact`` and the session's own marker record (``pipeline.state.session_markers``).  Paths in it
+    pass the redaction mask (issue 22 item 6: a token in a folder name is not written out raw)."""
     from pipeline.errors import InputError
     from pipeline.hooks.locate import safe_session_id
+    from pipeline.redact import safe
     from pipeline.state.marker import Marker, write_marker
+    from pipeline.state.session_markers import write_session_marker
 
     when = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     sid = safe_session_id(session_id)
+    cwd, transcript = safe(cwd), safe(transcript) if transcript else transcript
     attempts = [Marker(when, cwd, latest, transcript, sid), Marker(when, None, latest, None, sid)]
     for marker in attempts:
         try:
-            return write_marker(store, marker)
+            path = write_marker(store, marker)
         except ValueError as exc:  # a path the one-line marker cannot hold: try with fewer fields
             notes.append(f"{PREFIX} marker: {_one_line(exc)}")
+            continue
         except (OSError, InputError) as exc:  # InputError: the store is a symlink (never written through)
             notes.append(f"{PREFIX} could not write the marker in {store}: {_one_line(exc)}")
             return None
+        try:
+            if write_session_marker(store, marker) is None:
+                from pipeline.state.trust import key_path
+
+                notes.append(f"{PREFIX} no key to seal the session's marker record with ({key_path()} and the store "
+                             "cannot be written); restore will not use this checkpoint")
+        except (OSError, ValueError) as exc:
+            notes.append(f"{PREFIX} could not write the session's marker record in {store}: {_one_line(exc)}")
+        return path
     return None
 
 
@@ -232,10 +269,9 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     ``max_bytes``: the transcript size cap in bytes (``--max-bytes``; default ``DUCK_TAPE_MAX_TRANSCRIPT_BYTES``,
     else ``HOOK_MAX_BYTES``).
     """
-    from pipeline.errors import InputError, StateFileExists
-
     moment = now or datetime.now(timezone.utc)
     result = CheckpointResult(messages=[f"{PREFIX} {p}" for p in hook.problems])
+    _clean_store(store)
     path, notes = resolve_transcript(hook, transcript_flag, store)
     result.messages += notes
     result.transcript = path
@@ -253,24 +289,9 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
     if text is not None and stamp is not None:
-        from pipeline.state.store import state_filename, write_state
-
-        try:
-            result.state_path = write_state(store, text, stamp=stamp, kind="auto")
-            result.written = True
+        _write_state(result, store, text, stamp, session_id)
+        if result.written:
             remember_reading(store, remember, result.messages)
-        except StateFileExists:
-            result.state_path = store / state_filename(stamp, "auto")
-            result.messages.append(
-                f"{PREFIX} {result.state_path} already exists (a checkpoint in the same minute); kept it, wrote only the marker")
-            remember_reading(store, remember, result.messages)  # what it read is folded into the next one
-        except (OSError, InputError) as exc:  # InputError: the store is not a usable directory
-            target = store / state_filename(stamp, "auto")
-            if isinstance(exc, OSError) and _is_file(target):  # written, then rotation failed to remove an old file
-                result.state_path, result.written = target, True
-                result.messages.append(f"{PREFIX} wrote {target} but could not rotate {store}: {_one_line(exc)}")
-            else:
-                result.messages.append(f"{PREFIX} could not write the state file in {store}: {_one_line(exc)}")
     # issue 14: latest-state names only the file of this checkpoint; a marker-only write names none (the newest file
     # in the store may be another session's), and the marker says which session compacted
     latest = result.state_path.name if result.state_path is not None else None
@@ -284,12 +305,29 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     return result
 
 
-def _is_file(path: Path) -> bool:
-    """``path.is_file()`` that says False for any ``OSError`` (a name too long, an unreadable folder)."""
+def _write_state(result: CheckpointResult, store: Path, text: str, stamp: str, session_id: str | None) -> None:
+    """Write the auto state file of ``session_id`` into ``result`` (``pipeline.state.naming``, issue 23 item 5: a
+    same-minute file of another session keeps its name and this one gets a disambiguated one; the session's own
+    same-minute file is replaced by the newer state)."""
+    from pipeline.errors import InputError, StateFileExists
+    from pipeline.state.naming import write_session_state
+
+    before = _state_names(store)
     try:
-        return path.is_file()
-    except OSError:
-        return False
+        result.state_path, replaced = write_session_state(store, text, stamp=stamp, kind="auto", session_id=session_id)
+        result.written = True
+        if replaced:
+            result.messages.append(f"{PREFIX} replaced {result.state_path}, this session's state file of the same "
+                                   "minute, with the newer state")
+    except StateFileExists as exc:
+        result.messages.append(f"{PREFIX} {_one_line(exc)}; wrote only the marker")
+    except (OSError, InputError) as exc:  # InputError: the store is not a usable directory
+        new = sorted(_state_names(store) - before) if isinstance(exc, OSError) else []
+        if new:  # written, then rotation failed to remove an old file
+            result.state_path, result.written = store / new[0], True
+            result.messages.append(f"{PREFIX} wrote {result.state_path} but could not rotate {store}: {_one_line(exc)}")
+        else:
+            result.messages.append(f"{PREFIX} could not write the state file in {store}: {_one_line(exc)}")
 
 
 def hook_main(transcript: str | None = None, directory: str | None = None, *, max_bytes: int | None = None,
@@ -315,12 +353,20 @@ def hook_main(transcript: str | None = None, directory: str | None = None, *, ma
 
         record(store, state=result.state_path, written=result.written, marker=result.marker_path,
                transcript=result.transcript, notes=result.messages)
+        from pipeline.redact import safe  # issue 22: a token in a path is masked on stderr and stdout too
+
         for line in result.messages:
-            err.write(line + "\n")
+            err.write(safe(line) + "\n")
         if result.written and result.state_path is not None:
             said = f"Wrote {result.state_path}" + (f" and {result.marker_path}" if result.marker_path else "")
+            from pipeline.refine.spawn import after_checkpoint  # issue 25: opt-in, detached, never waited for
+
+            started = after_checkpoint(store, result.state_path, result.transcript)
+            if started:
+                err.write(started + "\n")
         elif result.marker_path is not None:
             said = f"Wrote {result.marker_path} (marker only)"
+        said = safe(said)
         if said and not as_json:
             out.write(said + "\n")
     except (Exception, KeyboardInterrupt) as exc:  # the hook must never fail

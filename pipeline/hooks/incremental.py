@@ -196,7 +196,7 @@ def _part(folded: "Folded", state_text: str, *, start: int = 0, start_line: int 
 
 
 def _new_cursor(path: str, folded: "Folded", parts: list[Part], session_id: str | None) -> Cursor | None:
-    from pipeline.state.cursor import engine_version, fingerprint
+    from pipeline.state.cursor import engine_version, fingerprint, transcript_key
 
     if not folded.offsets or folded.format is None:
         return None
@@ -204,7 +204,7 @@ def _new_cursor(path: str, folded: "Folded", parts: list[Part], session_id: str 
         inode, device, size, head, end = fingerprint(path, parts[-1].end)
     except OSError:
         return None
-    return Cursor(transcript=os.path.realpath(path), format=folded.format, engine=engine_version(), inode=inode,
+    return Cursor(transcript=transcript_key(path), format=folded.format, engine=engine_version(), inode=inode,
                   device=device, size=size, head_hash=head, end_hash=end, parts=parts, session_id=session_id)
 
 

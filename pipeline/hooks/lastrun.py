@@ -6,7 +6,8 @@ The hook's notes go to the harness's stderr, which the user rarely sees; this sm
     {"time": "<ISO-8601 UTC>", "state": "<path>" | null, "written": bool, "marker": "<path>" | null,
      "transcript": "<path>" | null, "notes": ["duck-tape: checkpoint: ...", ...]}
 
-Writing never raises (a hook never fails) and is atomic; reading gives None for a missing or unreadable file.
+Every string in it passes the redaction mask (``pipeline.redact.safe``).  Writing never raises (a hook never fails)
+and is atomic; reading gives None for a missing or unreadable file.
 Stdlib only (hook fast lane).
 """
 
@@ -27,6 +28,13 @@ def record(store: Path, *, state: Path | None, written: bool, marker: Path | Non
     when = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     data = {"time": when, "state": str(state) if state else None, "written": bool(written),
             "marker": str(marker) if marker else None, "transcript": transcript, "notes": list(notes)}
+    try:  # issue 22 item 6: a token in a path or a note is masked here as in every other output
+        from pipeline.redact import safe
+
+        data = {k: [safe(n) for n in v] if isinstance(v, list) else safe(v) if isinstance(v, str) else v
+                for k, v in data.items()}
+    except Exception:  # noqa: BLE001 - the hook must never fail; an unmasked record is not written at all
+        return None
     target = store / RECORD_NAME
     try:
         if not store.is_dir() or store.is_symlink():

@@ -27,6 +27,9 @@ from pathlib import Path
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+#: Copilot CLI <= 0.0.341: ``history-session-state/session_<session id>_<start epoch ms>.json``
+_COPILOT_HISTORY = re.compile(r"session_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_\d+",
+                              re.IGNORECASE)
 OPENCODE_SNAPSHOTS = "opencode"
 """Folder inside the store where the opencode plugin writes session snapshots."""
 
@@ -93,12 +96,14 @@ def claude_project_dirnames(cwd: str) -> list[str]:
 
 def session_of_path(path: str) -> str | None:
     """The session id a transcript path names, when its name is one (``<uuid>.jsonl``, ``<uuid>/events.jsonl``,
-    ``ses_….json``); None for other names (fixtures, copies)."""
+    ``ses_….json``, Copilot CLI's legacy ``session_<uuid>_<start ms>.json``); None for other names (fixtures,
+    copies)."""
     p = Path(path)
     stem = p.parent.name if p.name == "events.jsonl" else p.stem
     if _UUID.fullmatch(stem) or stem.startswith("ses_"):
         return stem
-    return None
+    legacy = _COPILOT_HISTORY.fullmatch(stem)
+    return legacy.group(1) if legacy else None
 
 
 def is_stale(path: str | None, session_id: str | None) -> bool:

@@ -35,7 +35,7 @@ export const DuckTapeCheckpoint = async ({ client, directory }) => {
         const payload = JSON.stringify({ harness: "opencode", sessionID: input.sessionID, snapshotPath, cwd: directory })
         const saved = await duckTape(["checkpoint", "--dir", store], payload, directory)
         if (saved.error) console.error(`duck-tape: checkpoint: ${saved.error}`)
-        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)
+        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], payload, directory)
         if (handoff.stdout.trim() && Array.isArray(output?.context)) output.context.push(handoff.stdout)
       } catch (error) {
         console.error(`duck-tape: checkpoint: ${error}`)

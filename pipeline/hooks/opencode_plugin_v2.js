@@ -68,7 +68,7 @@ export default {
         const payload = JSON.stringify({ harness: "opencode", sessionID: event.sessionID, snapshotPath, cwd: directory })
         const saved = await duckTape(["checkpoint", "--dir", store], payload, directory)
         if (saved.error) console.error(`duck-tape: checkpoint: ${saved.error}`)
-        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], "", directory)
+        const handoff = await duckTape(["restore", "--dir", store, "--budget", String(HANDOFF_BYTES)], payload, directory)
         if (handoff.stdout.trim() && Array.isArray(event.system)) event.system.push({ type: "text", text: handoff.stdout })
       } catch (error) {
         console.error(`duck-tape: checkpoint: ${error}`)

@@ -1,7 +1,8 @@
 """Token budget: count prompt tokens offline and cap a run (issue 4, item 4; STACK.md "tiktoken").
 
 Counts use tiktoken's ``cl100k_base`` through ``pipeline.tokens`` (offline, from litellm's bundled encoding
-files): an estimate for any model, used to size chunks and to check the cap *before* a call.  What a call
+files): an estimate for any model, used to size chunks and to check the cap *before* a call.  Without tiktoken
+(the default install, where only the agent CLIs reach a model) the estimate is UTF-8 bytes ÷ 4.  What a call
 really cost is the provider's count (``pipeline.llm.usage``).
 
 The cap (``--max-tokens N``) is on tokens sent + received by the whole run.  A call is made only when
@@ -16,10 +17,11 @@ from pipeline.llm.usage import Usage
 
 
 def count(text: str) -> int:
-    """Estimated tokens of ``text`` (tiktoken ``cl100k_base``, offline)."""
-    from pipeline.tokens import count_tokens
+    """Estimated tokens of ``text``: tiktoken ``cl100k_base`` offline, else UTF-8 bytes ÷ 4 without the llm extra
+    (``pipeline.tokens.count_or_estimate``)."""
+    from pipeline.tokens import count_or_estimate
 
-    return count_tokens(text)
+    return count_or_estimate(text)
 
 
 def count_messages(messages: list[dict[str, str]]) -> int:

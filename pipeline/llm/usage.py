@@ -3,7 +3,8 @@
 Token counts are the provider's own (``usage`` of each response); when a response has no usage block the
 prompt is counted with tiktoken instead (``estimated`` is then true).  Cost is litellm's estimate from its
 bundled price map (``litellm.completion_cost``), in US dollars; None when litellm knows no price for the model
-(a local server, a stand-in).  A cached answer costs nothing and counts under ``cached``.
+(a local server, a stand-in).  A cached answer costs nothing and counts under ``cached``.  An agent CLI
+(``pipeline.llm.agents``) bills the user's own plan: its counters carry a ``billing`` note instead of a cost.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 @dataclass(slots=True)
 class Usage:
     """Counters of one run.  ``requests``: HTTP calls answered; ``failed``: HTTP calls that raised (retried or
-    not); ``cached``: answers taken from the cache; ``sent``/``received``: tokens; ``cost``: USD or None."""
+    not); ``cached``: answers taken from the cache; ``sent``/``received``: tokens; ``cost``: USD or None;
+    ``billing``: what the summary says in place of a cost (None: litellm's estimate)."""
 
     requests: int = 0
     failed: int = 0
@@ -24,6 +26,7 @@ class Usage:
     cost: float | None = None
     estimated: bool = False
     stages: dict[str, int] = field(default_factory=dict)
+    billing: str | None = None
 
     @property
     def tokens(self) -> int:
@@ -43,7 +46,9 @@ class Usage:
 
     def summary(self, model: str, prompts: str | None = None) -> str:
         """One stderr line: ``duck-tape: llm: <model>: N request(s), N cached, N tokens sent, N received, cost …``."""
-        if self.cost is not None:
+        if self.billing:
+            cost = self.billing
+        elif self.cost is not None:
             cost = f"est. cost ${self.cost:.4f} (litellm)"
         elif self.requests:
             cost = "cost unknown (litellm has no price for this model)"

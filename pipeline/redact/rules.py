@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 
 from pipeline.redact.assign import assignments
+from pipeline.redact.forms import forms
 from pipeline.redact.lazy import guarded_pattern, lazy_pattern
 from pipeline.redact.pii import emails, phones
 from pipeline.redact.shapes import shaped
@@ -153,6 +154,13 @@ FORMAT_RULES: tuple[FormatRule, ...] = (
     _tok("pypi-token", b"pypi-AgE", rb"[A-Za-z0-9_-]{50,}"),
     _tok("huggingface-token", b"hf_", rb"(?P<body>[A-Za-z0-9]{30,})", _body_two_cases),
     _tok("sendgrid-key", b"SG.", rb"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+    # issue 24 item 8: DigitalOcean personal, OAuth and refresh tokens; the library's rule takes hex bodies only
+    _tok("digitalocean-token", b"dop_v1_", rb"[A-Za-z0-9]{40,80}"),
+    _tok("digitalocean-token", b"doo_v1_", rb"[A-Za-z0-9]{40,80}"),
+    _tok("digitalocean-token", b"dor_v1_", rb"[A-Za-z0-9]{40,80}"),
+    # issue 22 item 2: a Discord webhook's token (the id before it is not a secret)
+    FormatRule("discord-webhook", (b"discord",),
+               rb"discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/[0-9]{15,22}/(?P<v>[A-Za-z0-9_-]{40,100})"),
     _tok("jwt", b"eyJ", rb"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     FormatRule("bearer-token", (b"earer",), rb"earer(?<=\b[Bb]earer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)",
                _token_literal),
@@ -190,6 +198,24 @@ def candidates(text: str) -> list[Candidate]:
     low = raw.lower()  # ASCII-only lower-casing: offsets unchanged
     assignments(text, raw, low, out)
     shaped(text, raw, low, out)
+    forms(text, raw, low, out)
     emails(text, raw, out)
     phones(text, raw, low, out)
+    return out
+
+
+def format_candidates(text: str) -> list[Candidate]:
+    """The hits of the format rules and assignments alone in ``text`` (no PII, no shapes, no forms): what a secret
+    wrapped in base64 is recognised by (``forms._wrapped``, which must not recurse).  Never raises."""
+    out: list[Candidate] = []
+    raw = latin1_view(text)
+    for priority, rule in enumerate(FORMAT_RULES):
+        pattern = rule.pattern_for(raw)
+        if pattern is None:
+            continue
+        for m in pattern.finditer(raw):
+            start, end = m.span("v") if rule.has_value_group else m.span()
+            if rule.check is None or rule.check(text, m, text[start:end]):
+                out.append((start, end, priority, rule.kind))
+    assignments(text, raw, raw.lower(), out)
     return out

@@ -34,6 +34,8 @@ _MYSQL = guarded_pattern((b"mysql", b"mariadb"), rb"(?:mysql(?:dump|admin|import
 _REDIS = guarded_pattern((b"redis-cli",), rb"redis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+(?=[^\s-])")
 _SSHPASS = guarded_pattern((b"sshpass",), rb"sshpass\b[^\n]*?[ \t]-p[ \t]*(?=[^\s-])")
 _CLI_VALUE = lazy_pattern(_VALUE)
+#: a port or a port mapping (``3306``, ``3306:3306``, ``127.0.0.1:3306:3306/tcp``): what ``-p`` takes in docker
+_PORTS = lazy_pattern(r"(?:[0-9.]+:)?[0-9]{1,5}(?:-[0-9]{1,5})?(?::[0-9]{1,5}(?:-[0-9]{1,5})?)?(?:/(?:tcp|udp|sctp))?")
 
 _SIGNED = guarded_pattern(
     (b"sig", b"credential", b"security-token"),
@@ -94,8 +96,10 @@ def _command_lines(text: str, raw: bytes, low: bytes, out: Out) -> None:
                 continue
             group = v.lastgroup or "bare"
             start, end = v.span(group)
-            if not is_placeholder(text[start:end]):
-                out.append((start, end, PRIORITY, "password-assignment"))
+            value = text[start:end]
+            if is_placeholder(value) or _PORTS().fullmatch(value):
+                continue  # issue 22 item 3: ``docker run … mysql -p3306:3306`` publishes a port, it is no password
+            out.append((start, end, PRIORITY, "password-assignment"))
 
 
 def _aws_pairs(text: str, raw: bytes, out: Out) -> None:

@@ -2,19 +2,20 @@
 
 ``fresh_state(directory, marker)`` returns the path of the state file of the session the marker names
 (``pipeline.state.owner``).  When there is none — the pre-compact checkpoint was skipped or failed, or never ran —
-it distils the marker's transcript itself with the rules engine (the checkpoint's own ``auto_state_text``), writes
-it as ``<stamp>-auto.state.md`` carrying the session id (written after the compaction, so it is that compaction's)
-and points the marker's ``latest-state`` at it.  A second restore of the same compaction (Codex may fire
-``SessionStart`` several times) finds that file and hands over the same state; two racing restores of the same
-minute meet at the same name and the second uses the file the first wrote.  It never falls back to a file of
-another session or of an earlier compaction: with no transcript to distil it raises ``NoFreshState``.
+it distils the session's transcript itself with the rules engine (the checkpoint's own ``auto_state_text``): the one
+the harness names in its ``SessionStart`` payload, else the marker's.  It writes it as ``<stamp>-auto.state.md``
+(``pipeline.state.naming``: a tagged name when another session's file holds that minute) carrying the session id
+(written after the compaction, so it is that compaction's) and points the session's marker's ``latest-state`` at it.
+A second restore of the same compaction (Codex may fire ``SessionStart`` several times) finds that file and hands
+over the same state.  It never falls back to a file of another session, of an earlier compaction, of another folder
+or not written by this store: with no transcript to distil it raises ``NoFreshState``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from pipeline.state.marker import Marker
@@ -25,8 +26,6 @@ SessionStart hook ``duck-tape init --restore`` installs has a 10 s timeout, and 
 here; a bigger one is "no fresh state, run ``duck-tape resume``" rather than a killed hook."""
 
 LABEL = "post-compact restore"
-NAME_TRIES = 5
-"""Minutes tried for a free ``-auto`` name when the compaction's minute is taken by another session's file."""
 """Start of the ``Trigger`` of a state file the restore distilled (``post-compact restore, engine: rules``)."""
 
 
@@ -53,23 +52,31 @@ def _who(session_id: str | None, marker: Marker) -> str:
     return f"session {session_id} (compaction at {marker.time})" if session_id else f"the compaction at {marker.time}"
 
 
-def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, prefix: str = "duck-tape: restore:") -> Fresh:
-    """The state file to hand over for ``marker`` (module docstring).  Raises ``NoFreshState`` when the session has
-    none and the marker's transcript cannot be distilled; ``OSError`` when the store cannot be listed."""
+def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, prefix: str = "duck-tape: restore:",
+                cwd: str | None = None, transcript: str | None = None) -> Fresh:
+    """The state file to hand over for ``marker`` (module docstring).  ``cwd``: the harness's working folder (its
+    SessionStart payload's; ``pipeline.state.owner`` accepts files of it); ``transcript``: the session's transcript
+    as the harness names it (its payload's), distilled in preference to the marker's.  The notes name the state
+    files never handed over because this store did not write them or they are another folder's.  Raises
+    ``NoFreshState`` when the session has none and no transcript can be distilled; ``OSError`` when the store cannot
+    be listed."""
     from pipeline.state.owner import pick_for_marker
 
-    best, owned = pick_for_marker(directory, marker)
+    best, owned = pick_for_marker(directory, marker, cwd=cwd)
+    named = owned.named()
+    warned = [f"{prefix} {named}"] if named else []
     if best is not None:
-        return Fresh(best.info.path)
+        return Fresh(best.info.path, notes=warned or None)
     left = owned.excluded()
-    skipped = f"; not handing over {left}" if left else ""
+    skipped = (f"; not handing over {left}" if left else "") + (f"; {named}" if named else "")
     who = _who(owned.session_id, marker)
-    if not marker.transcript:
-        raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the marker names no "
-                           f"transcript to distil{skipped}")
+    source = _transcript_to_distil(marker, owned.session_id, transcript)
+    if not source:
+        why = ("the marker's transcript path holds a masked secret and the harness named none"
+               if marker.transcript and MASKED in marker.transcript else "the marker names no transcript to distil")
+        raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and {why}{skipped}")
     from pipeline.errors import InputError, StateFileExists
     from pipeline.hooks.checkpoint import auto_state_text, remember_reading
-    from pipeline.state.store import state_filename
     from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
     cap = DISTIL_MAX_BYTES
@@ -79,7 +86,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
         except InputError:
             pass
     try:
-        size = os.stat(marker.transcript).st_size
+        size = os.stat(source).st_size
     except OSError:
         size = 0  # missing or unreadable: auto_state_text names the problem
     if size > cap:
@@ -90,70 +97,64 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
     read: list = []
     remember: list = []
     try:
-        text, stamp, notes, _ = auto_state_text(marker.transcript, now=moment, max_bytes=cap, trigger=None,
+        text, stamp, notes, _ = auto_state_text(source, now=moment, max_bytes=cap, trigger=None,
                                                 session_id=owned.session_id, label=LABEL, keep=read,
                                                 store=directory, remember=remember)
     except Exception as exc:  # any failure of the stages: say so, never hand over another file
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript could "
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
-    notes = [*notes, f"{prefix} no state file of {who}; distilled its transcript {marker.transcript}{skipped}"]
+    notes = [*notes, f"{prefix} no state file of {who}; distilled its transcript {source}{skipped}"]
     transcript = read[0] if read else None
+    from pipeline.state.naming import write_session_state
+
     try:
-        path = _write_new(directory, marker, text, stamp)
-    except StateFileExists:  # the names of the next minutes are taken too: hand over the text itself
+        # issue 23 item 5: another session's file of the minute keeps its name, this one gets a tagged one; a racing
+        # restore of the same compaction wrote this session's own file: replaced by the same state
+        path, _ = write_session_state(directory, text, stamp=stamp, kind="auto", session_id=owned.session_id)
+    except StateFileExists:  # every name tried is taken: hand over the text itself
         return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
-    except _Raced as raced:  # a restore of the same compaction wrote it first
-        return Fresh(raced.path, notes=notes, transcript=transcript)
     except (OSError, InputError) as exc:
-        target = Path(directory) / state_filename(stamp, "auto")
-        if not (isinstance(exc, OSError) and os.path.isfile(target)):
-            notes.append(f"{prefix} could not write the distilled state in {directory}: {' '.join(str(exc).split())}")
-            return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
-        path = target  # written, rotation failed
+        notes.append(f"{prefix} could not write the distilled state in {directory}: {' '.join(str(exc).split())}")
+        return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
     remember_reading(directory, remember, notes)
     _point_marker(directory, marker, path, notes, prefix)
     return Fresh(path, text=text, distilled=True, notes=notes, transcript=transcript)
 
 
-class _Raced(Exception):
-    """Another restore of the same compaction wrote the file first; ``path`` is its file."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(str(path))
-        self.path = path
+MASKED = "<REDACTED>"
 
 
-def _write_new(directory: str, marker: Marker, text: str, stamp: str, tries: int = NAME_TRIES) -> Path:
-    """Write ``text`` as ``<stamp>-auto.state.md``; when that name is taken by a file of another session (two
-    sessions checkpointing in the same minute), the next free minute's name, its ``Session:`` label changed to
-    match.  Raises ``_Raced`` when the taken name holds this compaction's file already (a racing restore),
-    ``StateFileExists`` when ``tries`` names are taken, ``InputError``/``OSError`` as ``write_state``."""
-    from pipeline.errors import StateFileExists
-    from pipeline.state.owner import pick_for_marker
-    from pipeline.state.store import session_label, state_filename, write_state
+def _transcript_to_distil(marker: Marker, session_id: str | None, given: str | None) -> str | None:
+    """The transcript a restore distils for ``marker``: the one the harness names (``given``, its payload's: the
+    session's own), else the marker's, else — when the marker's path was masked (a token in a folder name, issue 22
+    item 6) — the session's transcript found by its id in the harness's folders.  None when there is none."""
+    if given and os.path.isfile(given):
+        return given
+    if marker.transcript and MASKED not in marker.transcript:
+        return marker.transcript
+    if marker.transcript and session_id:
+        from pipeline.hooks.locate import find_transcript
 
-    moment = datetime.strptime(stamp, "%Y-%m-%d-%H%M").replace(tzinfo=timezone.utc)
-    for n in range(tries):
-        name = (moment + timedelta(minutes=n)).strftime("%Y-%m-%d-%H%M")
-        body = text if n == 0 else text.replace(f"Session: {session_label(stamp, 'auto')} ",
-                                                f"Session: {session_label(name, 'auto')} ", 1)
         try:
-            return write_state(directory, body, stamp=name, kind="auto")
-        except StateFileExists:
-            taken = Path(directory) / state_filename(name, "auto")
-            again, _ = pick_for_marker(directory, marker)
-            if again is not None and again.info.path == taken:
-                raise _Raced(taken) from None
-    raise StateFileExists("no free auto state file name", path=str(directory))
+            found = find_transcript(session_id, cwd=marker.cwd)
+        except Exception:  # noqa: BLE001 - a lookup: nothing found is the answer
+            found = None
+        return str(found) if found is not None else None
+    return None
 
 
 def _point_marker(directory: str, marker: Marker, path: Path, notes: list[str], prefix: str) -> None:
-    """Rewrite the marker with ``latest-state`` naming ``path`` (time, cwd, session and transcript unchanged)."""
-    from dataclasses import replace
+    """Rewrite the session's marker record with ``latest-state`` naming ``path`` (time, cwd, session and transcript
+    unchanged), and ``.last-compact`` too when it records this same compaction (it is the newest overall: another
+    session's later compaction there is left alone)."""
+    from pipeline.state.marker import read_marker, write_marker
+    from pipeline.state.session_markers import write_session_marker
 
-    from pipeline.state.marker import write_marker
-
+    pointed = replace(marker, latest_state=path.name)
     try:
-        write_marker(directory, replace(marker, latest_state=path.name))
+        write_session_marker(directory, pointed)
+        newest = read_marker(directory)
+        if newest is not None and newest.session_id == marker.session_id and newest.time == marker.time:
+            write_marker(directory, replace(newest, latest_state=path.name))
     except Exception as exc:  # noqa: BLE001 - the marker is a pointer; the state file is written
         notes.append(f"{prefix} could not update the marker: {' '.join(str(exc).split())}")

@@ -58,17 +58,39 @@ class Restored:
     compared: bool = False
 
 
-def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True) -> tuple[bytes, str | None]:
+@dataclass(slots=True)
+class Starting:
+    """What the harness said about the session that starts (its ``SessionStart`` payload, or ``--session``):
+    ``session_id``, ``cwd``, ``transcript`` (each None when not said)."""
+
+    session_id: str | None = None
+    cwd: str | None = None
+    transcript: str | None = None
+
+
+def starting_session(stdin: IO | None = None, session: str | None = None) -> Starting:
+    """The ``Starting`` of this restore: the payload on ``stdin`` (JSON; nothing read from a terminal, see
+    ``hooks.payload.read_stdin``) and ``session`` (``--session``, which wins over the payload's id).  Never raises."""
+    from pipeline.hooks.payload import parse_payload, read_stdin
+
+    hook = parse_payload(read_stdin(stdin))
+    return Starting(session or hook.session_id, hook.cwd, hook.transcript_path)
+
+
+def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True,
+                   starting: Starting | None = None) -> tuple[bytes, str | None]:
     """``(output, note)``: the bytes to print (empty when there is nothing to restore) and a stderr note.
+    ``starting``: the session the harness starts (``starting_session``); None: the store's newest compaction.
 
     Raises ``InputError`` for a corrupt marker or state file, ``OSError`` for unreadable ones, ``ValueError``
     for a bad budget or format; ``restore_main`` turns them into one stderr line.
     """
-    done = plan_restore(directory, budget=budget, fmt=fmt, reconcile=reconcile)
+    done = plan_restore(directory, budget=budget, fmt=fmt, reconcile=reconcile, starting=starting)
     return done.output, done.note
 
 
-def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True) -> Restored:
+def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True,
+                 starting: Starting | None = None) -> Restored:
     """The restore of ``render_restore`` with what it used (``Restored``); raises what ``render_restore`` raises."""
     from pipeline.redact.library import warm_up
 
@@ -77,14 +99,17 @@ def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = Tru
     from pipeline.redact import safe
     from pipeline.restore.handoff import build_handoff
     from pipeline.restore.fresh import NoFreshState, fresh_state
-    from pipeline.state.marker import read_marker
+    from pipeline.restore.which import choose_marker
     from pipeline.state.sections import read_sections
 
-    marker = read_marker(directory)
+    starting = starting or Starting()
+    chosen = choose_marker(directory, starting.session_id)
+    marker = chosen.marker
     if marker is None:
-        return Restored(b"", f"{PREFIX} no compaction marker in {directory}; nothing to restore")
+        return Restored(b"", f"{PREFIX} {chosen.why}; nothing to restore")
     try:
-        fresh = fresh_state(directory, marker, prefix=PREFIX)
+        fresh = fresh_state(directory, marker, prefix=PREFIX, cwd=starting.cwd,
+                            transcript=starting.transcript if starting.session_id == marker.session_id else None)
     except NoFreshState as exc:
         return Restored(b"", f"{PREFIX} {exc}; nothing restored", compaction=marker.time)
     note = "\n".join(fresh.notes) if fresh.notes else None
@@ -101,6 +126,12 @@ def plan_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = Tru
     # written by the agent, unmasked) and the reconciliation (commit subjects, file names) are masked before the
     # handoff is fitted to its budget, and the fitted text once more
     doc = read_sections(safe(data.decode("utf-8", "replace")), path=str(path))
+    from pipeline.restore.guard import dropped_note, guard_sections
+
+    doc, dropped = guard_sections(doc)  # issue 22: no line that gives an AI agent orders reaches the next agent
+    guarded = dropped_note(PREFIX, dropped)
+    if guarded:
+        note = f"{note}\n{guarded}" if note else guarded
     drift = None
     if reconcile:
         from pipeline.restore.reconcile import reconcile as run_reconcile
@@ -136,13 +167,15 @@ def summary_delta(doc: object, marker: object, transcript: object | None = None)
 
 
 def restore_main(directory: str | None = None, budget: int | None = None, fmt: str = "plain", *,
-                 reconcile: bool = True, stdout: IO | None = None, stderr: IO | None = None) -> int:
+                 reconcile: bool = True, session: str | None = None, stdin: IO | None = None,
+                 stdout: IO | None = None, stderr: IO | None = None) -> int:
     """Run the restore as a hook process: print the handoff (or nothing) and always return 0.
 
     ``directory``: the store (default ``.duck-tape``); ``budget``: bytes (default ``DEFAULT_BUDGET``); ``fmt``:
-    one of ``handoff.FORMATS``.  stdout gets the handoff bytes only; stderr one line per problem or note.  With
-    ``gemini`` stdout is always one JSON object (``{}`` when there is nothing to restore): Gemini CLI parses a
-    hook's stdout as JSON and, when it is empty, reads stderr in its place.
+    one of ``handoff.FORMATS``; ``session``: the session to restore (``--session``), else the one the harness's
+    payload on ``stdin`` names, else the store's newest compaction.  stdout gets the handoff bytes only; stderr one
+    line per problem or note (masked).  With ``gemini`` stdout is always one JSON object (``{}`` when there is
+    nothing to restore): Gemini CLI parses a hook's stdout as JSON and, when it is empty, reads stderr in its place.
     """
     from pipeline.restore.handoff import DEFAULT_BUDGET
 
@@ -151,8 +184,9 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
     note = None
     output = b""
     try:
+        starting = starting_session(stdin, session)
         output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
-                                      reconcile=reconcile)
+                                      reconcile=reconcile, starting=starting)
         if output:
             sink = getattr(out, "buffer", None)
             if sink is not None:
@@ -167,7 +201,9 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
         if fmt == "gemini" and not output:
             out.write("{}\n")
         if note:
-            err.write(note + "\n")
+            from pipeline.redact import safe
+
+            err.write(safe(note) + "\n")
         out.flush()
         err.flush()
     except (OSError, ValueError):

@@ -1,7 +1,8 @@
 """The stdio MCP server of ``duck-tape mcp``, built with the official ``mcp`` Python SDK (2.x: ``MCPServer``).
 
-Three tools, each answering with a text block (what a model reads) and the same answer as structured JSON
-(``structuredContent``): ``state``, ``decisions``, ``recover`` (``pipeline.serve.tools``).  Every string passes the
+Five tools, each answering with a text block (what a model reads) and the same answer as structured JSON
+(``structuredContent``): ``state``, ``decisions``, ``recover`` (``pipeline.serve.tools``), and the agent as the
+model, ``raw_material`` and ``save_state`` (``pipeline.serve.agent_state``, issue 25).  Every string passes the
 redaction mask (``tools.masked``) before it is sent.  A duck-tape error (bad path, unknown format, secrets in a
 write without ``mask``) comes back as a tool error naming the problem, never as a crash of the server.
 
@@ -20,13 +21,17 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from pipeline import __version__
 from pipeline.errors import DuckTapeError, RedactionRefused
-from pipeline.serve import tools
+from pipeline.serve import agent_state, tools
+from pipeline.serve.agent_state import AgentStateIn
 
 INSTRUCTIONS = (
     "duck-tape keeps what a coding agent loses at context compaction. After a compaction (or at the start of a "
     "session that continues earlier work) call `state` for the workspace's current Agent State (approved workflow, "
     "position, decisions, facts). Search past decisions with `decisions` before re-deciding something. `recover` "
-    "distils a state file from a session transcript; it only writes with approve: true."
+    "distils a state file from a session transcript; it only writes with approve: true. Only when the user asks "
+    "you to recover the state yourself (the duck-tape resume command): read the session with `raw_material` "
+    "(page 1 is the most recent) and hand your state to `save_state`, every decision and fact with the event index "
+    "and a verbatim quote."
 )
 
 
@@ -102,7 +107,48 @@ def build_server(directory: Path, context: Path) -> MCPServer:
         tail = f"Wrote {found['written']}" if found["written"] else "Dry run: nothing was written."
         return _result("\n".join([found["text"].rstrip("\n"), "", *found["notes"], tail]), found)
 
+    @server.tool(name="raw_material", annotations=read_only)
+    def raw_material(page: int = 1, budget: int = agent_state.DEFAULT_BUDGET, path: str | None = None,
+                     session: str | None = None) -> CallToolResult:
+        """The session that compacted, for you to recover its state yourself: masked transcript lines
+        `[<event index>] <time> <who>: <text>`, paged to `budget` tokens, newest first (page 1 = the most recent
+        events), with what the rules engine found marked `<- rules:`. `path` (and `session` for an opencode
+        database) reads another transcript. Read-only; call it only when the user asked for this recovery."""
+        try:
+            found = agent_state.raw_material(directory, path=path, session=session, page=page, budget=budget)
+        except (DuckTapeError, OSError) as exc:
+            raise _fail(exc) from None
+        tail = (f"\n\nMore: page {found['next_page']} of {found['pages']} holds earlier events."
+                if found["next_page"] else "")
+        return _result(found["text"] + tail, found)
+
+    @server.tool(name="save_state", annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
+    def save_state(state: AgentStateIn, path: str | None = None, session: str | None = None) -> CallToolResult:
+        """Write your Agent State for the session that compacted as <stamp>-recovered.state.md (resume and restore
+        then use it). Every decision and fact needs evidence: event_index (the number in brackets of a
+        raw_material line) and quote (text copied exactly from that line). An entry whose quote is not in the
+        cited event, or that rests on pasted or tool text, is rejected and named; the others are kept. A section
+        you leave empty is filled by the rules engine. Secrets are masked."""
+        try:
+            found = agent_state.save_state(directory, state, path=path, session=session)
+        except (DuckTapeError, OSError, ValueError) as exc:
+            raise _fail(exc) from None
+        return _result(_saved_text(found), found)
+
     return server
+
+
+def _saved_text(found: dict[str, Any]) -> str:
+    lines = [f"Wrote {found['written']}" if found["written"] else "Nothing was written."]
+    kept = found["kept"]
+    lines.append(f"Kept {kept['decisions']} decision(s) and {kept['facts']} fact(s) of yours.")
+    if found["rejected"]:
+        lines.append(f"Rejected {len(found['rejected'])} entr{'y' if len(found['rejected']) == 1 else 'ies'}:")
+        lines += [f"- {r['section']}: {r['entry']} ({r['why']})" for r in found["rejected"]]
+    if found["rules_filled"]:
+        lines.append(f"Filled by the rules engine: {', '.join(found['rules_filled'])}.")
+    lines += [f"note: {n}" for n in found["notes"]]
+    return "\n".join(lines)
 
 
 def run(directory: Path, context: Path) -> None:

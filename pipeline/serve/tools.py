@@ -88,12 +88,16 @@ def _matches(text: str, words: list[str]) -> bool:
 
 
 def _state_decisions(directory: Path, words: list[str], notes: list[str]) -> list[dict[str, Any]]:
+    from pipeline.state.owner import name_skipped, trusted_states
     from pipeline.state.parse import parse
-    from pipeline.state.store import list_states
 
+    usable, untrusted, elsewhere = trusted_states(directory)  # issue 22: only files this store wrote for this folder
+    skipped = name_skipped(untrusted, elsewhere)
+    if skipped:
+        notes.append(skipped)
     seen: set[tuple[str, str, str]] = set()
     found = []
-    for info in reversed(list_states(directory)):  # newest file first: its copy of a repeated entry is kept
+    for info in reversed([c.info for c in usable]):  # newest file first: its copy of a repeated entry is kept
         try:
             state = parse(info.path.read_text(encoding="utf-8"), path=str(info.path))
         except (OSError, InputError) as exc:

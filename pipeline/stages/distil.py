@@ -3,8 +3,9 @@
 Deterministic, no network, no I/O.  Each section comes from its own module under ``pipeline.stages.rules``
 (module docstrings there state each rule and its source):
 
-* Approved Workflow — ``rules.workflow``  (first real prompt + redirections)
-* Position          — ``rules.position``  (latest todo list, last assistant messages, accomplished steps)
+* Approved Workflow — ``rules.workflow``  (the user's tasks in order, approved plans)
+* Position          — ``rules.position``  (the episodes' states at the end: ``rules.episodes``, ``rules.current``,
+  ``rules.done``, ``rules.remaining``; the latest todo list)
 * Decision Log      — ``rules.decisions`` (explicit, implicit, user approvals/rejections, dead ends)
 * Established Facts — ``rules.facts``     (constraints, sub-agent findings, root causes, quirks)
 * Re-derivation     — ``rules.rederive``  (transcript path, files, test/build commands), ``rules.session``

@@ -21,6 +21,7 @@ from pipeline.errors import ValidationFailed
 from pipeline.state.model import AgentState, Decision, Evidence, Fact
 from pipeline.state.parse import parse
 from pipeline.state.render import render
+from pipeline.state.store import is_iso_timestamp
 from pipeline.transcripts.model import Transcript
 
 DECISION_LINE = re.compile(
@@ -111,6 +112,10 @@ def run(state: AgentState, transcript: Transcript) -> Validated:
     dropped: list[str] = []
     decisions: list[Decision] = []
     for decision in state.decisions:
+        if not is_iso_timestamp(decision.timestamp):
+            # issue 22 item 5: a time that names no real moment (the read stage drops those from events and counts
+            # them; an engine may still make one) dates the entry at the write time, never costs the state file
+            decision = replace(decision, timestamp=state.created)
         problem = _check_decision(decision, transcript)
         if problem:
             dropped.append(f"dropped Decision Log entry {decision.status}: {shown(decision.what)}: {problem}")

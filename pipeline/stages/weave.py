@@ -31,7 +31,7 @@ from pipeline.state.model import AgentState, Decision, Fact, Position
 from pipeline.transcripts.model import TranscriptMeta
 
 MAX_DONE = 15
-MAX_FACTS = 25
+MAX_FACTS = 60  # a backstop: the engines pick facts to a byte budget (rules.candidates)
 WHAT_LIMIT = 160
 REASON_LIMIT = 200
 FACT_LIMIT = 300

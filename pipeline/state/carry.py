@@ -163,10 +163,12 @@ def sweep(state: AgentState, drift: object) -> tuple[AgentState, list[tuple[str,
 
 def previous_file(store: str | os.PathLike[str], *, cwd: str, before: str) -> Previous | None:
     """The newest readable state file of ``store`` ordered before the stamp ``before`` (``YYYY-MM-DD-HHMM``; a
-    file of the same minute counts) whose ``Cwd`` is ``cwd`` (either side ``unknown``: taken); None when there is
-    none.  Unreadable or corrupt files are passed over."""
+    file of the same minute counts) whose ``Cwd`` is ``cwd`` (either side ``unknown``: taken) and that this store
+    wrote (issue 22: a planted or copied file's rejections and facts are never inherited, ``pipeline.state.trust``);
+    None when there is none.  Unreadable or corrupt files are passed over."""
     from pipeline.errors import InputError
     from pipeline.state.store import list_states
+    from pipeline.state.trust import owned
 
     try:
         states = list_states(store)
@@ -178,7 +180,7 @@ def previous_file(store: str | os.PathLike[str], *, cwd: str, before: str) -> Pr
         try:
             with open(info.path, "rb") as handle:
                 data = handle.read(MAX_STATE_BYTES + 1)
-            if len(data) > MAX_STATE_BYTES:
+            if len(data) > MAX_STATE_BYTES or not owned(store, info.path, data):
                 continue
             doc = read_sections(data.decode("utf-8", "replace"), path=str(info.path))
         except (OSError, InputError):

@@ -3,12 +3,12 @@
 A checkpoint that finds the record of the last one reads only the bytes appended since and folds them onto the state
 that record holds (``pipeline.hooks.incremental``).  One record per transcript, in the store:
 ``<store>/.reach/<key>.json``, ``key`` = 16 hex digits of the BLAKE2b digest of the transcript's resolved path
-(a session is one transcript file).  Written atomically (``fsutil.atomic_write_text``); never part of rotation
+(``transcript_key``; a session is one transcript file; the path itself is not written: it may hold a token).  Written atomically (``fsutil.atomic_write_text``); never part of rotation
 (``store.list_states`` counts only state files in the store folder itself).
 
 A record (JSON object, ``Cursor.to_json``):
 
-* ``transcript``, ``session_id``, ``format``: the file, its session, its format (only append-only JSONL formats are
+* ``transcript``, ``session_id``, ``format``: the file's key, its session, its format (only append-only JSONL formats are
   read on: ``segments.APPEND_ONLY_FORMATS``);
 * ``engine``: ``engine_version()`` when it was written: a changed engine reads the whole transcript again;
 * ``inode``, ``device``, ``size``, ``head_hash``, ``end_hash``: the fingerprint — the file's identity, its size then,
@@ -145,10 +145,14 @@ class Cursor:
             return None
 
 
+def transcript_key(transcript: str) -> str:
+    """The key of a transcript's record: 16 hex digits of the BLAKE2b digest of its resolved path."""
+    return blake2b(os.path.realpath(transcript).encode(), digest_size=8).hexdigest()
+
+
 def record_path(store: str | os.PathLike[str], transcript: str) -> Path:
-    """Where the record of ``transcript`` (a resolved path) lives in ``store``."""
-    key = blake2b(os.path.realpath(transcript).encode(), digest_size=8).hexdigest()
-    return Path(store) / FOLDER / f"{key}.json"
+    """Where the record of the transcript at ``transcript`` lives in ``store``."""
+    return Path(store) / FOLDER / f"{transcript_key(transcript)}.json"
 
 
 def load(store: str | os.PathLike[str], transcript: str) -> Cursor | None:
@@ -162,7 +166,7 @@ def load(store: str | os.PathLike[str], transcript: str) -> Cursor | None:
     except (OSError, ValueError):
         return None
     cursor = Cursor.from_json(data)
-    if cursor is None or cursor.transcript != os.path.realpath(transcript):
+    if cursor is None or cursor.transcript != transcript_key(transcript):
         return None
     return cursor
 
@@ -176,7 +180,7 @@ def save(store: str | os.PathLike[str], cursor: Cursor) -> Path:
 
     if os.path.islink(store) or os.path.islink(os.path.join(store, FOLDER)):
         raise OSError(f"{store}: the store (or its {FOLDER} folder) is a symlink; not writing through it")
-    path = record_path(store, cursor.transcript)
+    path = Path(store) / FOLDER / f"{cursor.transcript}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, orjson.dumps(cursor.to_json()).decode())
     return path

@@ -15,21 +15,22 @@ been read whole:
   text, whitespace and case aside) is not repeated; lines the newer part took from a compaction summary (``From the
   compaction summary…``) are dropped (the older part is what the summary summarised); only the newest task keeps the
   ``Active`` label;
-* **Position**: Current from the newest part (the older one's when the newer has none, unless the newer part did
-  it); Done: the older items then the newer ones (an item done again moves to its newest place), the newest
-  ``MAX_DONE``; Remaining: the newer part's items first (next first), then the older part's still open — not done
-  in either part (the same item, or one whose words a newer Done item or Current starts with or holds: "Tests for
-  pagination" is done by "Tests for pagination and the legacy array response"), not listed again, not a question
-  the older part ended on (``Waiting for the user: …``, ``rules.position``: the newer part starts with the user's
-  next prompt), not one the older part took from a compaction summary's pending list (its workflow's ``From the
-  compaction summary, pending: …`` line: the harness model's paraphrase, which the session's own later events
-  supersede) — at most ``MAX_CARRIED_REMAINING``;
+* **Position** comes from the newest part: its Current and Remaining (its view of what is in flight and what is
+  left supersedes the older part's, whose items it did or dropped); Done: the older items then the newer ones (an item
+  done again moves to its newest place), the newest ``MAX_DONE``.  A newer part that names no Current and no Remaining
+  (work after a compaction with no todo list of its own, a few lines of talk) keeps the older part's, minus what
+  either part did (the same item, or one whose words a Done item holds: "Tests for pagination" is done by "Tests for
+  pagination and the legacy array response"), a question the older part ended on (``Waiting for the user: …``,
+  ``rules.position``: the newer part starts with the user's next prompt) and what it took from a compaction
+  summary's pending list (its workflow's ``From the compaction summary, pending: …`` line: the harness model's
+  paraphrase);
 * **Decision Log** (append-only): the older entries, then the newer ones that are not already there with the same
   status (same option, whitespace, case and punctuation aside), in time order; a later decision of the other status
   on the same option (a reversal) is kept beside the earlier one, later in the log, which is how a reader sees
   that it supersedes it;
 * **Established Facts**: the older facts, then the newer ones not already there (same text, whitespace, case and
-  punctuation aside); over ``MAX_FACTS``, user constraints stay first, then the newest facts;
+  punctuation aside); over ``MAX_FACTS``, the user's constraints stay, then root causes and quirks found by trial,
+  then sub-agent findings, then other facts, the newest first within each (``_FACT_RANK``), in their order;
 * **Re-derivation** (in ``rules.rederive``'s order): the newer part's ``Read the transcript`` line, the ``Read:`` and
   the ``Run:`` lines, each at its newest place, the newest ``MAX_FILES`` and ``MAX_COMMANDS`` of them, then every
   other line once;
@@ -50,7 +51,6 @@ MAX_DONE = 15
 MAX_FACTS = 25
 MAX_FILES = 15
 MAX_COMMANDS = 10
-MAX_CARRIED_REMAINING = 10
 TASK_LIMIT = 220
 TRANSCRIPT_LINE = "Read the transcript: "
 WAITING = "Waiting for the user: "
@@ -60,6 +60,9 @@ _SUMMARY = "From the compaction summary"
 _LEFT_OUT = re.compile(r"^\(\d+ earlier task\(s\) left out\)$")
 _PUNCT = re.compile(r"[\W_]+")
 _UNKNOWN = ("", "unknown", None)
+#: Which facts stay past ``MAX_FACTS``: the user's constraints, then what was found by trial (root causes and the
+#: environment's quirks), then sub-agent findings, then the rest; the newest first within a kind.
+_FACT_RANK = {"constraint": 0, "root_cause": 1, "quirk": 1, "subagent": 2, "fact": 3}
 
 
 def key(text: str) -> str:
@@ -154,21 +157,15 @@ def _from_summary(item: str, pending: list[str]) -> bool:
 
 def _fold_position(older: Position, newer: Position, pending: list[str] = ()) -> Position:
     new_done = {key(d) for d in newer.done}
-    done = [d for d in older.done if key(d) not in new_done] + list(newer.done)
-    done = _unique(done)[-MAX_DONE:]
-    current = newer.current
-    if not current and older.current and key(older.current) not in new_done:
-        current = older.current
+    done = _unique([d for d in older.done if key(d) not in new_done] + list(newer.done))[-MAX_DONE:]
+    if newer.current or newer.remaining:  # the newer part says what is in flight and what is left
+        return Position(current=newer.current, done=done, remaining=list(newer.remaining))
     later = [key(d) for d in (*older.done, *newer.done)]
-    taken = {key(r) for r in newer.remaining} | set(later)
-    if current:
-        taken.add(key(current))
-        later.append(key(current))
+    current = older.current if older.current and key(older.current) not in later else None
     carried = [r for r in older.remaining
-               if key(r) not in taken and not r.startswith(WAITING) and not _done_by(key(r), later)
+               if key(r) not in later and not r.startswith(WAITING) and not _done_by(key(r), later)
                and not _from_summary(r, pending)]
-    remaining = _unique(list(newer.remaining) + carried[:MAX_CARRIED_REMAINING])
-    return Position(current=current, done=done, remaining=remaining)
+    return Position(current=current, done=done, remaining=_unique(carried))
 
 
 MIN_SWEEP_KEY = 12  # characters: a shorter item ("tests") is too vague to call done by containment
@@ -214,10 +211,8 @@ def _fold_facts(older: list[Fact], newer: list[Fact]) -> list[Fact]:
             out.append(f)
     if len(out) <= MAX_FACTS:
         return out
-    constraints = [n for n, f in enumerate(out) if f.kind == "constraint"][:MAX_FACTS]
-    room = MAX_FACTS - len(constraints)
-    rest = [n for n, f in enumerate(out) if f.kind != "constraint"]
-    keep = set(constraints) | set(rest[len(rest) - room:] if room else ())
+    ranked = sorted(range(len(out)), key=lambda n: (_FACT_RANK.get(out[n].kind, len(_FACT_RANK)), -n))
+    keep = set(ranked[:MAX_FACTS])
     return [f for n, f in enumerate(out) if n in keep]
 
 

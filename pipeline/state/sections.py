@@ -292,10 +292,21 @@ def header_session_id(head: str) -> str | None:
     """The ``Session-Id`` of a state file from the start of its text (the first few kB are enough): the value of
     the header line's ``| Session-Id:`` field, None when the header has none or ``head`` is not a state file's
     start.  Never raises; for checking which session a file belongs to without reading it whole (issue 14)."""
-    filled = [line.rstrip() for line in head.removeprefix("\ufeff").splitlines() if line.strip()]
+    return header_fields(head)[0]
+
+
+def header_fields(head: str) -> tuple[str | None, str | None]:
+    """``(Session-Id, Cwd)`` of a state file from the start of its text, each None when absent (or ``head`` is not
+    a state file's start).  Never raises (issue 22: which session and which folder a file says it belongs to)."""
+    filled = []
+    for line in head.removeprefix("\ufeff").splitlines():
+        if line.strip():
+            filled.append(line.rstrip())
+            if len(filled) == 2:
+                break
     if len(filled) < 2 or filled[0] != TITLE:
-        return None
+        return None, None
     match = _HEADER_RE.fullmatch(filled[1])
     if match is None:
-        return None
-    return (match["session_id"] or "").strip() or None
+        return None, None
+    return (match["session_id"] or "").strip() or None, match["cwd"].strip() or None

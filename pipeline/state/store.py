@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError, StateFileExists, input_error_from_os
 from pipeline.fsutil import atomic_create_text, remove_stale_temps
+from pipeline.isotime import ISO_RE, is_iso_timestamp  # noqa: F401 - re-exported: the store's readers use them
 
 KINDS: tuple[str, ...] = ("manual", "auto", "recovered")
 """State file kinds, as in ``pipeline.state.model.StateKind``."""
@@ -29,13 +30,12 @@ STAMP_PATTERN = r"[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}"
 SESSION_RE = re.compile(rf"(?P<stamp>{STAMP_PATTERN})(?:-(?P<kind>auto|recovered))?")
 """The session label of a state file: ``<stamp>``, ``<stamp>-auto`` or ``<stamp>-recovered`` (use ``fullmatch``)."""
 
-STATE_RE = re.compile(rf"(?P<stamp>{STAMP_PATTERN})(?:-(?P<kind>auto|recovered))?\.state\.md")
-"""A state file name (use ``fullmatch``); ``kind`` group is None for a manual file."""
+STATE_RE = re.compile(rf"(?P<stamp>{STAMP_PATTERN})(?:-(?P<kind>auto|recovered))?(?:-(?P<tag>[0-9a-f]{{6}}))?"
+                      r"\.state\.md")
+"""A state file name (use ``fullmatch``); ``kind`` group is None for a manual file.  ``tag``: the short
+disambiguator a file gets when another session's file holds its plain name already (``pipeline.state.naming``:
+two sessions writing in the same minute); its header's ``Session:`` label stays ``<stamp>[-kind]``."""
 
-ISO_RE = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?"
-)
-"""ISO-8601 extended format as written in these files: a date, optionally ``T`` + time + ``Z`` or an offset."""
 
 GITIGNORE_TEXT = "*\n"
 KEEP_DEFAULT = 10
@@ -44,17 +44,6 @@ OLDEST = "0000-00-00-0000"
 """The rank of a file whose stamp and modification time are both in the future (sorts before every stamp)."""
 """A stamp later than now + this is clock skew: the file ranks by its modification time instead (``list_states``)."""
 _EVICTION_RANK = {"auto": 0, "recovered": 1, "manual": 2}
-
-
-def is_iso_timestamp(value: str) -> bool:
-    """True when ``value`` matches ``ISO_RE`` exactly and is a real date/time (month 1-12, hour 0-23...)."""
-    if not ISO_RE.fullmatch(value):
-        return False
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
 
 
 def make_stamp(dt: datetime) -> str:
@@ -183,9 +172,13 @@ def ensure_store(dir: str | os.PathLike[str]) -> Path:
 
 
 def write_state(
-    dir: str | os.PathLike[str], text: str, *, stamp: str, kind: str, keep: int = KEEP_DEFAULT
+    dir: str | os.PathLike[str], text: str, *, stamp: str, kind: str, keep: int = KEEP_DEFAULT,
+    name: str | None = None,
 ) -> Path:
     """Write a new state file ``<dir>/<state_filename(stamp, kind)>`` atomically, then rotate; return its path.
+
+    ``name``: another file name for it (``pipeline.state.naming``: the disambiguated name of a same-minute write).
+    The store records that it wrote the file (``pipeline.state.trust.sign_file``).
 
     Never overwrites: raises ``InputError`` (exit 2) when the name exists, also when another process creates it
     at the same moment, when ``dir`` is a symlink or cannot be created as a directory (a file in the way, no
@@ -201,7 +194,7 @@ def write_state(
             f"cannot use it as the state store ({exc.strerror or type(exc).__name__}); expected a writable directory",
             path=str(dir),
         ) from None
-    path = root / state_filename(stamp, kind)
+    path = root / (name or state_filename(stamp, kind))
     try:
         atomic_create_text(path, text)
     except FileExistsError:
@@ -211,6 +204,9 @@ def write_state(
         ) from None
     except OSError as exc:
         raise input_error_from_os(exc, str(path), action="cannot write the state file") from None
+    from pipeline.state.trust import sign_file
+
+    sign_file(root, path)  # issue 22: restore and resume use only the files this store wrote
     remove_stale_temps(root)
     rotate(root, keep=keep, protect=path)
     return path
@@ -247,6 +243,10 @@ def rotate(dir: str | os.PathLike[str], *, keep: int = KEEP_DEFAULT, protect: Pa
         except FileNotFoundError:
             continue
         removed.append(info.path)
+    if removed:
+        from pipeline.state.trust import prune_records
+
+        prune_records(dir, {s.path.name for s in states} - {p.name for p in removed})
     return removed
 
 

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from pipeline.errors import InputError
-from pipeline.transcripts.common import DEFAULT_CAPS, Caps
+from pipeline.transcripts.common import DEFAULT_CAPS, Caps, clean_transcript
 from pipeline.transcripts.detect import detect_format
 from pipeline.transcripts.model import ReadReport, Transcript
 from pipeline.transcripts.safety import RECOVER_MAX_BYTES, checked_transcript
@@ -25,12 +25,14 @@ READERS: dict[str, str] = {
     "claude-code-json-array": "pipeline.transcripts.claude_code",
     "copilot-events": "pipeline.transcripts.copilot",
     "copilot-legacy": "pipeline.transcripts.copilot",
+    "copilot-history": "pipeline.transcripts.copilot_history",
     "opencode-export": "pipeline.transcripts.opencode",
     "opencode-messages": "pipeline.transcripts.opencode",
     "codex-rollout": "pipeline.transcripts.codex",
     "gemini-chat-jsonl": "pipeline.transcripts.gemini",
     "gemini-chat-json": "pipeline.transcripts.gemini",
     "gemini-stream-json": "pipeline.transcripts.gemini",
+    "gemini-checkpoint": "pipeline.transcripts.gemini_checkpoint",
     "generic-jsonl": "pipeline.transcripts.generic",
 }
 
@@ -82,9 +84,9 @@ def read_transcript(
     module_name = READERS.get(fmt)
     if module_name is None:
         raise InputError(
-            "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl, "
-            "opencode export/messages JSON, Codex rollout JSONL, Gemini CLI chat JSONL/JSON or stream-json, "
-            "or {role, content} JSONL)",
+            "unknown transcript format (expected Claude Code JSONL or JSON array, Copilot CLI events.jsonl or "
+            "history-session-state JSON, opencode export/messages JSON, Codex rollout JSONL, Gemini CLI chat "
+            "JSONL/JSON, stream-json or /chat save checkpoint, or {role, content} JSONL)",
             path=str(path),
         )
     reader = importlib.import_module(module_name)
@@ -92,7 +94,7 @@ def read_transcript(
     report.format = fmt
     if (report.start_at or report.end_at is not None) and fmt not in APPEND_ONLY_FORMATS:
         report.start_at = report.end_at = None  # only a file that grows by appended lines is read in parts
-    transcript = reader.read(str(path), fmt, report, caps, size)
+    transcript = clean_transcript(reader.read(str(path), fmt, report, caps, size))
     if warn:
         message = report.warning(str(path))
         if message:
@@ -128,7 +130,8 @@ def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_ro
         raise InputError(f"session {document['info'].get('id')} holds {size} bytes of data, over the {max_bytes}-byte "
                          "cap (raise it with --max-bytes)", path=path)
     report.format = "opencode-db"
-    transcript = read_export(document, path, "opencode-db", report, caps)
+    transcript = clean_transcript(_fold_subagents(path, read_export(document, path, "opencode-db", report, caps), caps,
+                                                  max_bytes))
     if warn:
         message = report.warning(path)
         if message:
@@ -136,4 +139,33 @@ def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_ro
     return transcript
 
 
-__all__ = ["read_transcript", "detect_format", "READERS", "Transcript"]
+def _fold_subagents(path: str, transcript: Transcript, caps: Caps, max_bytes: int) -> Transcript:
+    """``transcript`` (a session of the opencode database at ``path``) with the final answers of its sub-agent
+    sessions that it lacks added as ``subagent_result`` events (``pipeline.batch.subagents.link``, the rule Claude
+    Code sub-agent files follow).  opencode's ``task`` result normally carries the answer already; a sub-agent
+    that ended after its parent's last message, or whose call was interrupted, is found only here.  A sub-agent
+    session over the ``max_bytes`` cap is left out, as the parent would be refused."""
+    import re
+
+    import orjson
+
+    from pipeline.batch.subagents import SubagentFile, link
+    from pipeline.transcripts.opencode import read_export
+    from pipeline.transcripts.opencode_db import descendants, export_session, list_sessions
+
+    subs = []
+    for row in descendants(list_sessions(path), transcript.meta.session_id or ""):
+        document = export_session(path, row.id)
+        if len(orjson.dumps(document)) > max_bytes:
+            continue
+        sub = read_export(document, path, "opencode-db", ReadReport(), caps)
+        title = (row.title or "").strip()
+        # opencode's task tool titles the child session `<description> (@<agent> subagent)`
+        named = re.fullmatch(r"(?P<what>.*) \(@(?P<agent>[^()\s]+) subagent\)", title)
+        subs.append((SubagentFile(path=path, parent=path, agent_id=row.id,
+                                  agent_type=named["agent"] if named else None,
+                                  description=(named["what"] if named else title) or None), sub))
+    return link(transcript, subs)[0] if subs else transcript
+
+
+__all__ = ["read_transcript", "detect_format", "READERS", "NOT_TRANSCRIPTS", "Transcript"]

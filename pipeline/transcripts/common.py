@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 import orjson
 
+from pipeline.transcripts.clean import clean_timestamp, strip_invisible
 from pipeline.transcripts.model import Event, ReadReport, TodoItem, Transcript, TranscriptMeta
 
 
@@ -237,3 +238,52 @@ class EventSink:
             self.meta.start_time = self.meta.start_time or stamps[0]
             self.meta.end_time = self.meta.end_time or stamps[-1]
         return Transcript(meta=self.meta, events=self.events, report=self.report)
+
+
+def clean_transcript(transcript: Transcript) -> Transcript:
+    """``transcript`` as every reader hands it on (``pipeline.transcripts.clean``, issue 22), changed in place:
+
+    * an event time, or the session's start or end time, that names no real moment (month 13, hour 25, year 0000)
+      is dropped, the event's line counted in ``report.bad_timestamps``;
+    * invisible characters are removed from each event's text, target and todo items (``Event.hidden``,
+      ``report.invisible``).
+
+    One pass after the reader (readers join and amend events after adding them).  ASCII text and a time equal to
+    the previous event's cost a comparison each."""
+    report = transcript.report
+    last_good = None
+    for event in transcript.events:
+        stamp = event.timestamp
+        if stamp is not None and stamp != last_good:
+            good = clean_timestamp(stamp)
+            if good is None:
+                report.bad_timestamps.append(event.line)
+            elif good == stamp:
+                last_good = stamp
+            event.timestamp = good
+        hidden = 0
+        text = event.text
+        if text and not text.isascii():
+            event.text, hidden = strip_invisible(text)
+        target = event.target
+        if target and not target.isascii():
+            event.target, removed = strip_invisible(target)
+            hidden += removed
+        for todo in event.todos or ():
+            if not todo.content.isascii():
+                todo.content, removed = strip_invisible(todo.content)
+                hidden += removed
+        if hidden:
+            event.hidden = hidden
+            report.invisible += hidden
+    meta = transcript.meta
+    for name, pick in (("start_time", 0), ("end_time", -1)):
+        value = getattr(meta, name)
+        if value is not None:
+            good = clean_timestamp(value)
+            if good is None:  # the reader took it from a bad record: the nearest good event time instead
+                stamps = [e.timestamp for e in transcript.events if e.timestamp]
+                good = stamps[pick] if stamps else None
+            if good != value:
+                setattr(meta, name, good)
+    return transcript

@@ -41,6 +41,8 @@ FORMATS = (
     "gemini-chat-jsonl",
     "gemini-chat-json",
     "gemini-stream-json",
+    "gemini-checkpoint",
+    "copilot-history",
     "gemini-prompt-log",  # recognised only to be refused: not a session transcript (pipeline.transcripts)
     "generic-jsonl",
 )
@@ -57,7 +59,7 @@ CLAUDE_META_TYPES = frozenset(
 )
 
 
-def _first_byte(path: str, limit: int | None) -> bytes:
+def first_byte(path: str, limit: int | None = None) -> bytes:
     """The first byte of the file that is not whitespace (after a BOM); b"" when there is none in the head."""
     scanned = 0
     with open_transcript(path, limit) as fh:
@@ -92,11 +94,20 @@ def _classify_record(rec: dict) -> str | None:
         return gemini
     if "parentUuid" in rec or "isSidechain" in rec or (rtype in ("user", "assistant", "system") and "sessionId" in rec):
         return "claude-code-jsonl"
+    if rtype in ("user", "assistant") and _is_message(rec.get("message")):
+        # a minimal Claude Code line, {type, message, timestamp} without uuid or sessionId (test fixtures and
+        # trimmed exports write these; issue 24, item 5)
+        return "claude-code-jsonl"
     if rtype == "system" and rec.get("subtype") == "init" and "session_id" in rec:
         return "claude-code-jsonl"  # stream-json capture: the Claude Code reader tolerates its shape
     if "role" in rec and "content" in rec and rtype is None:
         return "generic-jsonl"
     return None
+
+
+def _is_message(message: object) -> bool:
+    """Whether ``message`` is a Claude Code API message: an object with a ``role`` and a ``content``."""
+    return isinstance(message, dict) and message.get("role") in ("user", "assistant") and "content" in message
 
 
 def _classify_gemini(rec: dict, rtype: str | None) -> str | None:
@@ -181,6 +192,8 @@ def _detect_array(path: str, limit: int | None) -> str:
                     continue
                 if "info" in item and "parts" in item:
                     return "opencode-messages"
+                if is_content(item):
+                    return "gemini-checkpoint"  # a /chat save checkpoint: Content[] (gemini-cli, up to 2025-11)
                 if "messageId" in item and isinstance(item.get("message"), str) and "parentUuid" not in item:
                     return "gemini-prompt-log"  # logs.json: {sessionId, messageId, type, message, timestamp}
                 if "parentUuid" in item or "isSidechain" in item or ("sessionId" in item and "message" in item):
@@ -190,8 +203,19 @@ def _detect_array(path: str, limit: int | None) -> str:
     return "unknown"
 
 
+def is_content(item: object) -> bool:
+    """Whether ``item`` is a Gemini API ``Content``: ``{role: "user"|"model", parts: [...]}`` and nothing that
+    makes it an opencode message (``info``)."""
+    return (isinstance(item, dict) and item.get("role") in ("user", "model") and isinstance(item.get("parts"), list)
+            and "info" not in item)
+
+
+#: top-level keys after which ``_object_keys`` stops: the arrays that hold a document's messages
+_BODY_KEYS = frozenset({"messages", "info", "chatMessages", "timeline", "history"})
+
+
 def _object_keys(path: str, limit: int | None) -> set[str]:
-    """Top-level keys of a JSON object document up to its ``messages`` or ``info`` key (ijson events: no value
+    """Top-level keys of a JSON object document up to the first key of ``_BODY_KEYS`` (ijson events: no value
     is built, so a huge ``messages`` array costs nothing)."""
     import ijson
 
@@ -204,7 +228,7 @@ def _object_keys(path: str, limit: int | None) -> set[str]:
             for prefix, event, value in ijson.parse(guarded, use_float=True, buf_size=CHUNK_BYTES):
                 if prefix == "" and event == "map_key":
                     keys.add(value)
-                    if value in ("messages", "info"):
+                    if value in _BODY_KEYS:
                         break
                 elif prefix == "" and event != "start_map":
                     break  # not an object
@@ -213,10 +237,43 @@ def _object_keys(path: str, limit: int | None) -> set[str]:
     return keys
 
 
+def _first_item_is_content(path: str, prefix: str, limit: int | None) -> bool:
+    """Whether the first element under ``prefix`` of a JSON document is a Gemini ``Content`` (``is_content``)."""
+    import ijson
+
+    from pipeline.transcripts.depth import CHUNK_BYTES, GuardedReader
+
+    with open_transcript(path, _head_limit(limit)) as fh:
+        try:
+            for item in ijson.items(GuardedReader(fh, path), prefix, use_float=True, buf_size=CHUNK_BYTES):
+                return is_content(item)
+        except (ijson.JSONError, ijson.IncompleteJSONError, UnicodeDecodeError, ValueError):
+            pass
+    return False
+
+
+def _one_line_document(rec: dict) -> str | None:
+    """The format of a whole JSON object document written on one line, or None for a JSONL record."""
+    if "info" in rec and "messages" in rec:
+        return "opencode-export"
+    if isinstance(rec.get("sessionId"), str) and (isinstance(rec.get("chatMessages"), list)
+                                                  or isinstance(rec.get("timeline"), list)):
+        return "copilot-history"
+    history = rec.get("history")
+    if isinstance(history, list) and history and is_content(history[0]):
+        return "gemini-checkpoint"
+    return None
+
+
 def _detect_object_document(path: str, limit: int | None) -> str:
     from pipeline.transcripts.records import read_json_object_head
 
     keys = _object_keys(path, _head_limit(limit))
+    if "sessionId" in keys and ("chatMessages" in keys or "timeline" in keys):
+        return "copilot-history"  # ~/.copilot/history-session-state/session_<id>_<ms>.json (Copilot CLI <= 0.0.341)
+    if "history" in keys:
+        # a /chat save checkpoint {history: Content[], authType?} (gemini-cli since 2025-11)
+        return "gemini-checkpoint" if _first_item_is_content(path, "history.item", limit) else "unknown"
     if {"sessionId", "projectHash", "messages"} <= keys:
         # the legacy session object {sessionId, projectHash, …, messages}; without reaching "messages" it may
         # be a chat JSONL whose header line is torn (then the lines after it decide)
@@ -234,14 +291,16 @@ def detect_format(path: str, limit: int | None = None) -> str:
     """Return one of ``FORMATS`` or ``"unknown"`` for the file at ``path`` (reads content only, at most ``limit``
     bytes of it and a bounded head of those: module docstring).
 
-    A file starting with ``{`` is JSONL when its first line is a complete object, else a JSON document
-    (opencode export) or, when the document does not say, JSONL whose first line is the bad one.  A file
-    starting with ``[`` is JSONL when its head has object lines (the ``[`` is a bad first line), else a JSON
-    array (Claude Code dump or opencode messages).  A file starting with anything else is tried as JSONL.
+    A file starting with ``{`` is JSONL when its first line is a complete object (unless that object is a whole
+    document: an opencode export, a Copilot CLI history document, a Gemini CLI checkpoint), else a JSON document
+    (those three, or a Gemini CLI legacy chat object) or, when the document does not say, JSONL whose first line
+    is the bad one.  A file starting with ``[`` is JSONL when its head has object lines (the ``[`` is a bad first
+    line), else a JSON array (Claude Code dump, opencode messages, Gemini CLI checkpoint ``Content[]``, Gemini CLI
+    prompt log).  A file starting with anything else is tried as JSONL.
     Empty and binary files are ``unknown``.  Raises ``NotRegularFile`` (an ``InputError``) for a FIFO or
     device, ``JsonTooDeep`` for a document head nested too deep.
     """
-    first = _first_byte(path, limit)
+    first = first_byte(path, limit)
     if not first:
         return "unknown"
     if first == b"[":
@@ -256,9 +315,7 @@ def detect_format(path: str, limit: int | None = None) -> str:
             first_line = fh.readline(HEAD_BYTES)
         rec = parse_line(first_line) if first_line.endswith(b"\n") or len(first_line) < HEAD_BYTES else None
         if isinstance(rec, dict):
-            if "info" in rec and "messages" in rec:
-                return "opencode-export"  # a one-line export document
-            return _detect_jsonl(path, limit)
+            return _one_line_document(rec) or _detect_jsonl(path, limit)
         try:
             fmt = _detect_object_document(path, limit)
         except JsonTooDeep as exc:  # not a document ijson may read; a JSONL file whose first line is the deep one?

@@ -65,10 +65,10 @@ MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _NOTICE_TYPES = frozenset({"info", "error", "warning"})
 _ERROR_STATUSES = frozenset({"error", "cancelled"})
 _DONE_STATUSES = frozenset({"success"}) | _ERROR_STATUSES
-_TODO_TOOLS = frozenset({"write_todos", "todo_write", "todowrite"})
-_SNAPSHOT = "<state_snapshot>"
-_PREAMBLES = ("<session_context>", "This is the Gemini CLI. We are setting up the context for our chat.")
-_COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+TODO_TOOLS = frozenset({"write_todos", "todo_write", "todowrite"})
+SNAPSHOT = "<state_snapshot>"
+PREAMBLES = ("<session_context>", "This is the Gemini CLI. We are setting up the context for our chat.")
+COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 #: ``run_shell_command`` reports ``success`` for a command that ran and failed; its output ends ``Exit Code: N``
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)", re.MULTILINE)
 _SHELL_TOOLS = frozenset({"run_shell_command", "shell"})
@@ -168,7 +168,23 @@ def _root_from(args: object, text: str) -> str | None:
     return None
 
 
-def _todos(args: object) -> list:
+def preamble_cwd(content: str) -> str | None:
+    """The working directory named in Gemini's environment preamble (``Workspace Directories:`` list, or
+    "I'm currently working in the directory: …"), or None."""
+    match = _CWD.search(content)
+    return (match.group(1) or match.group(2)).strip() if match else None
+
+
+def shell_failed(name: str | None, output: str) -> bool:
+    """True for a shell tool (``run_shell_command``) whose output reports ``Exit Code: N`` with N ≠ 0: Gemini
+    marks a command that ran as a success whatever its exit code."""
+    if (name or "").lower() not in _SHELL_TOOLS:
+        return False
+    code = _EXIT_CODE.search(output)
+    return code is not None and int(code.group(1)) != 0
+
+
+def todos_of(args: object) -> list:
     """``write_todos`` args ``{todos: [{description, status}]}`` as todo items."""
     raw = args.get("todos") if isinstance(args, dict) else None
     if not isinstance(raw, list):
@@ -205,16 +221,15 @@ class _Records:
     def user(self, rec: dict, ts: str | None, line: int, session_id: str | None) -> None:
         content = parts_text(rec.get("content"))
         stripped = content.lstrip()
-        if _SNAPSHOT in content:
+        if SNAPSHOT in content:
             self.after_snapshot = True
             self.emit("compaction", text=cap(content.strip(), self.caps.text, self.report), timestamp=ts, line=line,
                       session_id=session_id)
             return
-        if stripped.startswith(_PREAMBLES):
+        if stripped.startswith(PREAMBLES):
             self.report.ignored["session_context"] += 1
-            match = _CWD.search(content)
-            if match and self.meta.cwd is None:
-                self.meta.cwd = (match.group(1) or match.group(2)).strip()
+            if self.meta.cwd is None:
+                self.meta.cwd = preamble_cwd(content)
             return
         text = parts_text(rec.get("displayContent")) or content
         if not text.strip():
@@ -242,7 +257,7 @@ class _Records:
                 self.emit("reasoning", text=cap("\n\n".join(texts), self.caps.text, self.report),
                           timestamp=first_ts or ts, line=line, session_id=session_id)
         text = parts_text(rec.get("content"))
-        if after_snapshot and text.strip() == _COMPRESSION_ACK:
+        if after_snapshot and text.strip() == COMPRESSION_ACK:
             self.report.ignored["compression_ack"] += 1
         elif text.strip():
             self.emit("assistant_text", text=cap(text, self.caps.text, self.report), timestamp=ts, line=line,
@@ -261,8 +276,8 @@ class _Records:
         when = norm_iso(call.get("timestamp")) or ts
         common = {"tool_name": name, "call_id": call_id, "line": line, "session_id": session_id, "timestamp": when}
         failed = status in _ERROR_STATUSES
-        if (name or "").lower() in _TODO_TOOLS:
-            items = _todos(args)
+        if (name or "").lower() in TODO_TOOLS:
+            items = todos_of(args)
             self.emit("todo_list", text=cap(todo_text(items), self.caps.tool_output, self.report),
                       target=f"{len(items)} todos", todos=items, **common)
             if not failed:
@@ -284,9 +299,7 @@ class _Records:
             text = error or display or output or f"tool call {status}"
         else:
             text = output or display
-            if (name or "").lower() in _SHELL_TOOLS:
-                code = _EXIT_CODE.search(text)
-                failed = code is not None and int(code.group(1)) != 0
+            failed = shell_failed(name, text)
         self.emit("tool_result", text=cap(text, self.caps.tool_output, self.report), is_error=failed, **common)
 
 
@@ -515,8 +528,8 @@ def _read_stream_json(path: str, sink: EventSink, caps: Caps, report: ReadReport
             if call_id and name:
                 names[call_id] = name
             args = rec.get("parameters")
-            if (name or "").lower() in _TODO_TOOLS:
-                items = _todos(args)
+            if (name or "").lower() in TODO_TOOLS:
+                items = todos_of(args)
                 sink.add("todo_list", text=cap(todo_text(items), caps.tool_output, report), timestamp=ts,
                          tool_name=name, target=f"{len(items)} todos", call_id=call_id, todos=items, line=line,
                          session_id=meta.session_id)
@@ -528,7 +541,7 @@ def _read_stream_json(path: str, sink: EventSink, caps: Caps, report: ReadReport
             call_id = rec.get("tool_id") if isinstance(rec.get("tool_id"), str) else None
             name = names.get(call_id) if call_id else None
             failed = rec.get("status") == "error"
-            if (name or "").lower() in _TODO_TOOLS and not failed:
+            if (name or "").lower() in TODO_TOOLS and not failed:
                 continue
             error = rec.get("error")
             message = error.get("message") if isinstance(error, dict) else None

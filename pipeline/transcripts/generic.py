@@ -32,17 +32,21 @@ def _timestamp(rec: dict) -> str | None:
     return None
 
 
-def _tool_calls(rec: dict, sink: EventSink, caps: Caps, report: ReadReport, ts: str | None, line: int,
-                names: dict[str, str]) -> None:
+def tool_calls(rec: dict, sink: EventSink, caps: Caps, report: ReadReport, ts: str | None, line: int,
+               names: dict[str, str]) -> None:
+    """The tool_call events of an OpenAI chat message's ``tool_calls[]``: ``{id, function: {name, arguments
+    (JSON string)}}`` or ``{id, type: "custom", custom: {name, input (raw string)}}``; ``names`` gets call id ->
+    tool name, for the results."""
     calls = rec.get("tool_calls")
     if not isinstance(calls, list):
         return
     for call in calls:
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        function = call.get("function") if isinstance(call.get("function"), dict) else call.get("custom")
+        function = function if isinstance(function, dict) else call
         name = function.get("name") if isinstance(function.get("name"), str) else None
-        args = function.get("arguments")
+        args = function.get("arguments", function.get("input"))
         if isinstance(args, str):
             try:
                 args = orjson.loads(args)
@@ -77,7 +81,7 @@ def read(path: str, fmt: str, report: ReadReport, caps: Caps, limit: int | None 
         elif role == "assistant":
             if text.strip():
                 sink.add("assistant_text", text=cap(text, caps.text, report), timestamp=ts, line=line)
-            _tool_calls(rec, sink, caps, report, ts, line, names)
+            tool_calls(rec, sink, caps, report, ts, line, names)
         elif role == "tool":
             call_id = rec.get("tool_call_id") if isinstance(rec.get("tool_call_id"), str) else None
             name = rec.get("name") if isinstance(rec.get("name"), str) else names.get(call_id or "")

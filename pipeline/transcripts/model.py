@@ -98,6 +98,8 @@ class Event:
       parent_uuid: the nearest ancestor record that produced an event (Claude Code ``parentUuid``, across a
         compaction ``logicalParentUuid``, skipping records that made no event); an id no event carries when the
         chain is broken; None at a chain start.
+      hidden: how many invisible characters (TAG characters, zero-width and bidi controls) the read stage removed
+        from ``text``, ``target`` and the todo items (``pipeline.transcripts.clean``); 0 for almost every event.
     """
 
     index: int
@@ -114,6 +116,7 @@ class Event:
     session_id: str | None = None
     uuid: str | None = None
     parent_uuid: str | None = None
+    hidden: int = 0
 
 
 @dataclass(slots=True)
@@ -152,7 +155,9 @@ class ReadReport:
     ``segments.Segmenter`` that cuts the events of a read into segments as they come (None: one transcript);
     ``format``: the format detected (set before the reader starts).  ``carry``: what a reader keeps across a read that
     goes on from ``start_at`` (JSON-able; the reader of the format reads it when it starts and writes it at every cut and
-    at its end: Claude Code's TaskCreate/TaskUpdate list).
+    at its end: Claude Code's TaskCreate/TaskUpdate list).  ``bad_timestamps``: lines whose timestamp could not be
+    read; ``invisible``: invisible characters removed; ``long_lines``: ``(line, bytes)`` of lines over the line cap
+    (``records.line_cap``), read through and skipped.
     """
 
     records: int = 0
@@ -169,15 +174,31 @@ class ReadReport:
     segmenter: object | None = None
     format: str | None = None
     carry: dict = field(default_factory=dict)
+    bad_timestamps: list[int] = field(default_factory=list)
+    invisible: int = 0
+    long_lines: list[tuple[int, int]] = field(default_factory=list)
 
     def warning(self, path: str) -> str | None:
         """One-line stderr warning naming the file and skipped line numbers, or None when nothing was skipped."""
         parts = []
-        for label, lines in (("skipped", self.skipped_lines), ("replaced invalid UTF-8 in", self.repaired_lines)):
+        for label, lines in (("skipped", self.skipped_lines), ("replaced invalid UTF-8 in", self.repaired_lines),
+                             ("ignored an invalid timestamp in", self.bad_timestamps)):
             if lines:
                 shown = ", ".join(str(n) for n in lines[:10])
                 more = f" (+{len(lines) - 10} more)" if len(lines) > 10 else ""
                 parts.append(f"{label} {len(lines)} record(s) at line(s) {shown}{more}")
+        if self.long_lines:
+            from pipeline.transcripts.records import line_cap
+
+            cap = line_cap()
+            limit = f"{cap / (1024 * 1024):g} MiB" if cap >= 1024 * 1024 else f"{cap} bytes"
+            shown = ", ".join(f"{n} ({size / 1e6:.1f} MB)" for n, size in self.long_lines[:5])
+            more = f" (+{len(self.long_lines) - 5} more)" if len(self.long_lines) > 5 else ""
+            parts.append(f"skipped {len(self.long_lines)} line(s) longer than {limit} (DUCK_TAPE_LINE_CAP sets "
+                         f"another cap): {shown}{more}")
+        if self.invisible:
+            parts.append(f"removed {self.invisible} invisible character(s) (zero-width, bidi control or Unicode TAG: "
+                         "text not shown on screen)")
         if not parts:
             return None
         return f"duck-tape: warning: {path}: " + "; ".join(parts)

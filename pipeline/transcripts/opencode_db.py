@@ -226,15 +226,36 @@ def export_session(path: str, session_id: str) -> dict:
         known = ", ".join(list(sessions)[:10]) or "none"
         raise InputError(f"no session {session_id!r} in this opencode database (sessions, newest first: {known})",
                          path=path)
+    for _, document in export_sessions(path, [row]):
+        return document
+    raise AssertionError("export_sessions yields one document per row")
+
+
+def export_sessions(path: str, rows: list[SessionRow]):
+    """Each of ``rows`` (``list_sessions``'s) as ``(row, export document)``, read over one connection: the whole
+    database costs one session listing and one indexed query per table and session (issue 22 item 6: a batch
+    exporting each session with its own listing was quadratic in the sessions).  A generator; raises InputError for
+    an unreadable database."""
     con = connect(path)
     try:
-        tables = _tables(con)
-        v1 = _v1_messages(con, session_id) if {"message", "part"} <= set(tables) else []
-        v2 = _v2_messages(con, session_id, tables["session_message"]) if "session_message" in tables else []
-    except sqlite3.Error as exc:
-        raise _fail(path, exc) from None
+        try:
+            tables = _tables(con)
+        except sqlite3.Error as exc:
+            raise _fail(path, exc) from None
+        for row in rows:
+            try:
+                v1 = _v1_messages(con, row.id) if {"message", "part"} <= set(tables) else []
+                v2 = _v2_messages(con, row.id, tables["session_message"]) if "session_message" in tables else []
+            except sqlite3.Error as exc:
+                raise _fail(path, exc) from None
+            yield row, _document(row, v1, v2)
     finally:
         con.close()
+
+
+def _document(row: SessionRow, v1: list[dict], v2: list[dict]) -> dict:
+    """The export document of ``row`` from its messages of the 1.2 tables (``v1``) and of ``session_message``
+    (``v2``): when both hold messages, the set with the later message wins."""
     if v1 and v2:
         def last(messages: list[dict]) -> int:
             return max((m["info"].get("time") or {}).get("created") or 0 for m in messages)
@@ -246,16 +267,40 @@ def export_session(path: str, session_id: str) -> dict:
     return {"info": {k: v for k, v in info.items() if v is not None}, "messages": messages}
 
 
+def top_level(sessions: list[SessionRow]) -> list[SessionRow]:
+    """The conversations among ``sessions`` (order kept): those without a parent, or whose parent the database no
+    longer holds.  A session with a parent is a sub-agent's (opencode's ``task`` tool makes one per call)."""
+    ids = {s.id for s in sessions}
+    return [s for s in sessions if not s.parent_id or s.parent_id not in ids]
+
+
+def descendants(sessions: list[SessionRow], root: str) -> list[SessionRow]:
+    """The sub-agent sessions under ``root`` (children, their children …), oldest first."""
+    children: dict[str, list[SessionRow]] = {}
+    for s in sessions:
+        if s.parent_id:
+            children.setdefault(s.parent_id, []).append(s)
+    out, todo, seen = [], [root], {root}
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child.id not in seen:
+                seen.add(child.id)
+                out.append(child)
+                todo.append(child.id)
+    return sorted(out, key=lambda r: (r.created or r.updated or 0, r.id))
+
+
 def pick_session(path: str, session_id: str | None) -> str:
-    """``session_id``, or the database's only session when None.  Raises InputError when the database holds
-    several (naming the newest ten, to pass with ``--session``) or none."""
+    """``session_id``, or when None the database's one top-level session (``top_level``; its sub-agent sessions
+    are not conversations of their own, issue 24 item 9).  Raises InputError when the database holds several
+    top-level sessions (naming the newest ten, to pass with ``--session``) or none."""
     if session_id:
         return session_id
-    sessions = list_sessions(path)
+    sessions = top_level(list_sessions(path))
     if len(sessions) == 1:
         return sessions[0].id
     if not sessions:
         raise InputError("this opencode database holds no session", path=path)
     shown = ", ".join(f"{s.id} ({s.title})" if s.title else s.id for s in sessions[:10])
-    raise InputError(f"this opencode database holds {len(sessions)} sessions; pass --session ID (newest first: "
-                     f"{shown})", path=path)
+    raise InputError(f"this opencode database holds {len(sessions)} top-level sessions; pass --session ID (newest "
+                     f"first: {shown})", path=path)

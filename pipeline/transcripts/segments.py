@@ -164,8 +164,10 @@ class Segmenter:
         """Hand ``events`` on as a segment (``emit``); return the events the next one starts with."""
         self.number += 1
         end = self.report.line_start if self.offsets else None
-        segment = Segment(Transcript(meta=replace(meta, session_ids=list(meta.session_ids)), events=events,
-                                     report=self.report),
+        from pipeline.transcripts.common import clean_transcript
+
+        segment = Segment(clean_transcript(Transcript(meta=replace(meta, session_ids=list(meta.session_ids)),
+                                                      events=events, report=self.report)),
                           self.number, self.base, self.seeds, end, line - 1 if self.offsets else None,
                           before_compaction=self.kind == "compaction")
         self.base += segment.own_events

@@ -5,8 +5,9 @@ One module per job, all pure and free of pydantic in their loops:
 * ``text``      sentence spans, clipping, normalized keys, timestamps, verbatim quotes
 * ``scan``      one pass over the events: indexes by kind, call -> result links, timestamp lookup
 * ``tools``     which tool calls edit files, run tests/builds, commit
-* ``workflow``  Approved Workflow (first real prompt + redirections)
-* ``position``  Position (Current / Done / Remaining)
+* ``workflow``  Approved Workflow (the user's tasks in order, a command template's arguments, approved plans)
+* ``episodes``  the session cut into requests (a prompt, its work, its outcome) and the state each ended in
+* ``position``  Position: ``current`` (the last episode's state), ``done`` (tool outcomes), ``remaining``
 * ``catalog``   the catalogue of decision phrasings (triggers, which side the option is on, what they need)
 * ``clauses``   clause parsing of a decision sentence: option, alternative, reasoning
 * ``phrases``   decisions in a text: explicit markers, implicit phrasings, dead ends, with their guards

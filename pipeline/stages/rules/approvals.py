@@ -145,7 +145,12 @@ class Found:
 
 
 def _reply(text: str) -> str:
-    return clip(text.strip(), REPLY_QUOTE)
+    """The user's reply as the reasoning quotes it: their own words (a pasted terminal or log before them left
+    out, ``paste.own_words``), else the whole reply."""
+    from pipeline.stages.rules import paste
+
+    own = paste.own_words(text) if len(text) > REPLY_QUOTE else ""
+    return clip((own or text).strip(), REPLY_QUOTE)
 
 
 def _tidy(text: str) -> str:
@@ -192,6 +197,13 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
         if resolved is not None:
             what, a, b = resolved
             out.append(Found(APPROVED, what, f'user chose option {label} ("{reply}")', prev, a, b, i, 0, "user-approval"))
+            run = _last_run(proposals.options_in(prev_text))
+            rec = proposals.RECOMMENDED.search(prev_text)
+            others = [o for o in run if o[1] != what]
+            passed_over = others if len(run) == 2 else [o for o in others if rec and o[0] == rec.group(1).lower()]
+            for other in passed_over:  # the one alternative, or the recommended option the user did not take
+                out.append(Found(REJECTED, other[1], f'user chose option {label} instead ("{reply}")', prev, other[2],
+                                 other[3], i, 1, "user-rejection"))
             extra = _instructions(s, i, text, offset=base, skip_head=True)
             return out + [f for f in extra if not _LABEL_ONLY.match(f.what)]
 
@@ -231,8 +243,9 @@ def found_in_prompt(s: Scan, i: int) -> list[Found]:
 
 
 def _bare_pick(s: Scan, i: int, text: str) -> list[Found]:
-    """A bare "2" / "b" answering an assistant message that lists options and ends on a question ("Which one?"):
-    that option APPROVED, and of two options the other REJECTED.  The list must be the message's last one and
+    """A bare "2" / "b" answering an assistant message that lists options and ends on a question ("Which one?"), or
+    offers them in a table or with a recommended one: that option APPROVED; of two options the other REJECTED, of
+    more the one the agent recommended and the user passed over.  The list must be the message's last one and
     close to its end (``PICK_WINDOW`` characters), so a number never picks an item of an earlier list."""
     m = _BARE_LABEL.match(text)
     prev = s.prev_assistant(i) if m else None
@@ -240,7 +253,8 @@ def _bare_pick(s: Scan, i: int, text: str) -> list[Found]:
         return []
     prev_text = s.events[prev].text.rstrip()
     tail = prev_text[-PICK_WINDOW:]
-    if "?" not in tail[tail.rfind("\n\n") + 1:] and "？" not in tail:
+    explicit = "| " in tail or proposals.RECOMMENDED.search(prev_text) is not None  # a table or a recommended option
+    if "?" not in tail[tail.rfind("\n\n") + 1:] and "？" not in tail and not explicit:
         return []
     run = _last_run(proposals.options_in(prev_text))
     if len(run) < 2 or run[-1][3] < len(prev_text) - PICK_WINDOW:
@@ -249,13 +263,26 @@ def _bare_pick(s: Scan, i: int, text: str) -> list[Found]:
     hit = next((o for o in run if o[0] == label), None)
     if hit is None:
         return []
-    q = clip(strip_markup(prev_text[prev_text.rfind("\n", 0, len(prev_text) - 1) + 1:]), 100)
+    q = clip(strip_markup(_question_line(prev_text)), 100)
     out = [Found(APPROVED, hit[1], f'user answered "{text.strip()}" to "{q}"', prev, hit[2], hit[3], i, 0, "user-approval")]
+    rec = proposals.RECOMMENDED.search(prev_text)
+    passed_over = [o for o in run if rec is not None and o[0] == rec.group(1).lower() and o is not hit]
     if len(run) == 2:
-        other = run[1] if run[0] is hit else run[0]
+        passed_over = [run[1] if run[0] is hit else run[0]]
+    for other in passed_over:  # the one alternative, or the option the agent recommended and the user did not take
         out.append(Found(REJECTED, other[1], f'user picked option {label} instead ("{q}")', prev, other[2], other[3], i, 1,
                          "user-rejection"))
     return out
+
+
+def _question_line(text: str) -> str:
+    """The line of ``text`` that asks: its last line ending in a question mark, else its first line (the heading a
+    numbered question opens with), else its last line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    asking = [ln for ln in lines if ln.rstrip("*_` ").endswith(("?", "？"))]
+    if asking:
+        return asking[-1]
+    return lines[0] if lines else ""
 
 
 def _last_run(opts: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int]]:

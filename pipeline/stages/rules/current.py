@@ -1,29 +1,33 @@
 """Position.Current: where the work stopped (DESIGN.md "Agent State file": "one step in flight, single line";
-issue 12, 2.3 "Current is where the work stopped").
+issue 12, 2.3 "Current is where the work stopped"; issue 21 item 1, "Position comes from the episodes' states").
 
-Read from the shape of the session's end, in this order (the first that applies wins):
+Read from the state of the last episode (``episodes``), in this order (the first that applies wins; the latest
+todo list's ``in_progress`` item and a status list's in-progress line come first, ``position``):
 
-1. the latest todo list's ``in_progress`` item, or a status list's in-progress line (``position``);
-2. **an unanswered request**: user prompts after the last assistant message, answered by no tool call that
-   changes something (reading files is still answering) — the latest that is a task
-   (``workflow.task_text``: greetings dropped, a pasted log reduced to its error line) →
-   ``Answer the user's last request: …``;
-3. **a pending question**: the session ends on an assistant message (no tool call after it) that asks the user
-   or offers options, or on an ``AskUserQuestion`` / ``ask_user`` call left without an answer →
+1. **unanswered** — the last prompts got no message and no call that changes something (reading is still
+   answering): the latest that is a task (``workflow.task_text``: greetings dropped, a pasted log reduced to its
+   error line) → ``Answer the user's last request: …``;
+2. **waiting** — the report ends with a question or offer to the user, or an ask-the-user call has no answer →
    ``<what it is about> — waiting for the user: <the question>``; what it is about is the newest todo item
-   touched after the user's last request, else that request;
-4. **a stated next step** in that final message, any position in a sentence ("Next up: the retry budget",
-   "wiring the exporter next", "running the migration dry-run now"), else its last "I'll / Let me / Now /
-   Agora vou / 接下来 / 次に…" sentence;
-5. **commands handed to the user**: the final message gives a shell block for the user to run →
-   ``<request>: the user runs `<first command>```;
-6. **a finished answer**: the final message is a completion (a summary, a verdict; a structured review's
-   ``overall_correctness``) → ``Finished: <its first two sentences>`` — never a stale step from before it;
-With no request and no todo list at all, rules 3–6 give nothing (an assistant's greeting is no step in flight).
+   touched after the user's last request, else the request;
+3. **running** — a call still without result (``<request> — <the agent's last "I'll / Let me…" sentence, else
+   the call's description> — `<command>` still running``), or a background job not seen ending
+   (``<request> — `<job>` running in the background: <the report's sentence about it>``);
+4. **working** — tool calls after the last message (the transcript ends mid-work) → ``<request> — <the last
+   "I'll / Let me / Now…" sentence before them, else the last call's description>``, marked when the user
+   interrupted it;
+5. **a stated next step** in the report ("Next up: the retry budget", "wiring the exporter next", "Agora vou…",
+   "接下来…") → ``<request> — <the step>`` (the agent said what comes next; a failed check stays in Remaining);
+6. **failed** — a check's latest run failed and the report names no next step → ``<request> — `<check>` failed:
+   <the runner's failure line>`` (whatever the report claims: "the tests pass" is not a run);
+7. **commands handed to the user** (a shell block in the report) → ``<request>: the user runs `<command>```;
+8. **finished** → ``<request> — finished (<files edited>; `<check>` passed | not re-checked): <the report's
+   first sentences>`` (a structured review's ``overall_correctness`` stands in for them).
 
-7. **mid-run**: tool calls after the final message (the transcript ends while the agent works) → the last
-   "I'll / Let me / Now…" sentence before them, else the last call's own description (``description`` of a
-   Bash call) → ``Running: …``.
+``<request>`` is the task the episode serves, in the user's words (``episodes.request``), clipped.  When the user
+handed over a command sequence the agent is working through (``sequence``), its next line stands in for the
+request: ``<the agent's "Next, I will…" sentence> — `<line>` (next of the N commands…)``.  With no
+request and no todo list at all, rules 2 and 5–8 give nothing (an assistant's greeting is no step in flight).
 """
 
 from __future__ import annotations
@@ -32,19 +36,16 @@ import json
 import re
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import workflow
+from pipeline.stages.rules import episodes as eps_mod
+from pipeline.stages.rules import tools, workflow
+from pipeline.stages.rules.episodes import Episode
 from pipeline.stages.rules.scan import Scan
-from pipeline.stages.rules.text import clip, sentence_spans, strip_markup
+from pipeline.stages.rules.text import clip, one_line, sentence_spans, strip_markup, tokens
 
 ITEM_LIMIT = 200  # characters
-_QUESTION_TOOLS = frozenset({"askuserquestion", "ask_user", "askuser", "ask_followup_question", "question"})
+LABEL_LIMIT = 80  # characters of the request in Current
+FILES_SHOWN = 2
 
-_ASKS = lazy_re(
-    r"[?？]\s*(?:\*\*|__|`)?\s*$|\b(?:would you like|do you want|shall i|should i|which (?:one|option|approach)|"
-    r"let me know (?:if|which|whether|what)|please (?:confirm|choose|pick)|want me to)\b|"
-    r"você (?:quer|prefere|gostaria)|gostaria que|需要我|要不要|是否需要|しますか|でしょうか|할까요|하시겠습니까",
-    re.IGNORECASE,
-)
 _DOING = lazy_re(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now)[,!.]?\s+)?"
     r"(?:I'll|I will|I'm|I am|Now\b|Next\b|Let me|Let's|I need to|Going to|Working on|Currently|"
@@ -55,75 +56,90 @@ _NEXT_ANYWHERE = lazy_re(
     r"\b(?:next up|up next|next steps?|next)\s*[:\-–—]\s*(\S.{2,})|(\b\w+ing\b[^.!?\n]{2,80}?\b(?:next|now))[.!]?\s*$",
     re.IGNORECASE,
 )
-_SHELL_FENCE = lazy_re(r"```(?:bash|sh|shell|zsh|console|powershell|ps1|cmd|bat)?[ \t]*\n(.*?)```", re.DOTALL)
-_CMD_LINE = lazy_re(r"^\s*(?:[$>]\s+|!\s*)?([a-zA-Z][\w.-]*(?:\s+\S+)+)\s*$")
+_CJK_STOP = lazy_re(r"(?<=[。！？])")
 _VERDICT_KEYS = ("overall_correctness", "verdict", "status", "result", "summary", "overall_explanation")
+_DESCRIPTION = lazy_re(r"(?:^|\s)description:\s*(.+?)(?:\s+\w+:\s|$)", re.DOTALL)
+_REDIRECTS = lazy_re(r"\s+(?:[12]?>>?|&>)\s*\S+|\s+[12]>&[12]")
 
 
-def build(s: Scan) -> str | None:
-    """Current from the end of the session (rules 2–7 of the module); None when nothing applies."""
-    last_user = next((i for i in reversed(s.users) if workflow.is_real_prompt(s.events[i].text)), None)
-    last_asst = s.assistants[-1] if s.assistants else None
-    request = workflow.active_task(s)
-    last_call = s.calls[-1] if s.calls else None
-    if last_user is not None and (last_asst is None or last_user > last_asst):
-        # tool calls that change something answer the request (a commit, an edit, a run); reading is still answering
-        acted = last_call is not None and last_call > last_user and not _exploring(s.events[last_call].tool_name)
-        pending = None if acted else _unanswered(s, last_asst if last_asst is not None else -1)
-        if pending:
-            return clip("Answer the user's last request: " + pending, ITEM_LIMIT)
-    if last_call is not None and (last_asst is None or last_call > last_asst):
-        return _mid_run(s, last_call, last_asst, last_user, request)
-    if last_asst is None or (request is None and not s.todo_lists):
+def build(s: Scan, step: str | None = None) -> str | None:
+    """Current from the last episode (module rules); None when nothing applies.  ``step`` is the next line of a
+    command sequence the user handed over (``sequence.position``): it stands in for the request and follows the
+    agent's own stated step."""
+    eps = eps_mod.episodes(s)
+    if not eps:
+        return None
+    last = eps[-1]
+    pending = _unanswered(s, eps)
+    if pending:
+        return clip("Answer the user's last request: " + pending, ITEM_LIMIT)
+    if step:
+        said = doing(eps_mod.report_text(s, last)) if last.report is not None else None
+        if said and step.split("`")[1] not in said:
+            return clip(f"{said.rstrip('.')} — {step}", ITEM_LIMIT)
+        return clip(said or f"Run {step}", ITEM_LIMIT)
+    req = label(s, last)
+    lead = f"{req} — " if req else ""
+    waiting = f"{_about(s, last) or req or 'the last request'} — waiting for the user: {last.question}"
+    if last.state == "running":
+        return clip(waiting if last.question else lead + _running(s, last), ITEM_LIMIT)
+    if last.state == "working":
+        return clip(lead + _working(s, last), ITEM_LIMIT)
+    if last.report is None or (not req and not s.todo_lists):
         return None  # nothing was asked: a greeting ("How can I help you today?") is no step in flight
-    text = s.events[last_asst].text
-    question = _question(text)
-    if question:
-        return clip(f"{_about(s, last_user) or request or 'the last request'} — waiting for the user: {question}",
-                    ITEM_LIMIT)
-    nxt = _next_step(text) or _doing(text)
+    if last.question:
+        return clip(waiting, ITEM_LIMIT)
+    text = eps_mod.report_text(s, last)
+    nxt = _next_step(text) or doing(text)
     if nxt:
-        return clip(nxt, ITEM_LIMIT)
-    cmd = _handed_command(text)
-    if cmd:
-        return clip(f"{request or 'the last request'}: the user runs `{cmd}`", ITEM_LIMIT)
-    verdict = _verdict(text)
-    if verdict:
-        return clip(f"Finished: {verdict}", ITEM_LIMIT)
-    return None
+        return clip(lead + nxt, ITEM_LIMIT)
+    if last.state == "failed":
+        call, _, _, seg, _ = eps_mod.failing(last.checks)[-1]
+        reason = tools.failure_reason(s.events[s.result_of[call]]) if call in s.result_of else ""
+        return clip(f"{lead}`{seg}` failed" + (f": {reason}" if reason else ""), ITEM_LIMIT)
+    if last.handed:
+        return clip(f"{req or 'the last request'}: the user runs `{last.handed[0]}`", ITEM_LIMIT)
+    gist = _verdict(text)
+    outcome = _outcome(s, last)
+    head = f"{lead}finished" if lead else "Finished"
+    head += f" ({clip(outcome, 90)})" if outcome else ""
+    return clip(head + (f": {gist}" if gist else ""), ITEM_LIMIT)
 
 
-def _doing(text: str) -> str | None:
+def label(s: Scan, ep: Episode) -> str:
+    """The request an episode serves, clipped to ``LABEL_LIMIT``: its own words when it opens a task, else its
+    task's ("" with neither)."""
+    if ep.reply == "task" or ep.task is None:
+        return eps_mod.request(s, ep, limit=LABEL_LIMIT)
+    return clip(workflow.prompt_task_text(s, ep.task) or s.events[ep.task].text, LABEL_LIMIT)
+
+
+def doing(text: str) -> str | None:
     """The last "I'll / Let me / Now / Next…" sentence (or ``;`` clause) of ``text``, or None."""
     for sentence in reversed(_sentences(text)):
-        for clause in reversed([sentence] + [c.strip() for c in sentence.split(";")[1:]]):
-            if _DOING.match(clause):
-                return clause.rstrip(":")
+        parts = [x.strip() for x in _CJK_STOP.split(sentence) if x.strip()]  # "…客户端。接下来…" is two sentences
+        for part in reversed(parts):
+            for clause in reversed([part] + [c.strip() for c in part.split(";")[1:]]):
+                if _DOING.match(clause):
+                    return clause.rstrip(":")
     return None
 
 
-def _exploring(tool: str | None) -> bool:
-    """Whether a tool only reads (Read, Grep, Glob, LS, view, search, fetch…)."""
-    name = (tool or "").lower()
-    return any(w in name for w in ("read", "grep", "glob", "search", "view", "list", "find", "fetch")) or name == "ls"
-
-
-def _unanswered(s: Scan, after: int) -> str | None:
-    for i in reversed(s.users):
-        if i < after:
+def _unanswered(s: Scan, eps: list[Episode]) -> str | None:
+    """The latest task text among the trailing episodes that got no reply (module rule 1)."""
+    for ep in reversed(eps):
+        if ep.state != "unanswered":
             break
-        text = s.events[i].text
-        if not workflow.is_real_prompt(text):
-            continue
-        own = workflow.prompt_task_text(s, i)
+        own = workflow.prompt_task_text(s, ep.prompt)
         if own and not workflow.is_chatter(own):
-            return own
+            return one_line(own)
     return None
 
 
-def _about(s: Scan, last_user: int | None) -> str | None:
-    """The newest todo item touched after the user's last request (in progress, else completed)."""
-    lists = [i for i in s.todo_lists if last_user is None or i > last_user]
+def _about(s: Scan, ep: Episode) -> str | None:
+    """The newest todo item touched during the episode's task (in progress, else completed)."""
+    since = ep.task if ep.task is not None else ep.prompt
+    lists = [i for i in s.todo_lists if i > since]
     if not lists:
         return None
     todos = s.events[lists[-1]].todos or []
@@ -138,16 +154,6 @@ def _sentences(text: str) -> list[str]:
     return [strip_markup(text[a:b]) for a, b in sentence_spans(text)]
 
 
-def _question(text: str) -> str | None:
-    """The final message's question to the user (its last asking sentence), or None."""
-    if not _ASKS.search(text.strip()[-600:]) and "?" not in text[-600:] and "？" not in text[-600:]:
-        return None
-    for sentence in reversed(_sentences(text)[-3:]):
-        if _ASKS.search(sentence) or sentence.rstrip("*_` ").endswith(("?", "？")):
-            return sentence
-    return None
-
-
 def _next_step(text: str) -> str | None:
     for sentence in reversed(_sentences(text)[-3:]):
         m = _NEXT_ANYWHERE.search(sentence)
@@ -156,18 +162,9 @@ def _next_step(text: str) -> str | None:
     return None
 
 
-def _handed_command(text: str) -> str | None:
-    """The first command of the final message's shell block (the user is to run it), or None."""
-    for m in _SHELL_FENCE.finditer(text):
-        for line in m.group(1).splitlines():
-            c = _CMD_LINE.match(line)
-            if c and not line.lstrip().startswith("#"):
-                return c.group(1).strip()
-    return None
-
-
 def _verdict(text: str) -> str | None:
-    """A finished answer's gist: a structured verdict's fields, else the first sentence of the message."""
+    """A finished answer's gist: a structured verdict's fields, else its first two sentences that say something
+    (a lead-in ending in ":", a bare heading such as "Summary" and table rows are skipped)."""
     t = text.strip()
     if t.startswith("{"):
         try:
@@ -178,23 +175,98 @@ def _verdict(text: str) -> str | None:
             parts = [str(obj[k]) for k in _VERDICT_KEYS if isinstance(obj.get(k), (str, int, float))]
             if parts:
                 return "; ".join(parts)
-    sentences = _sentences(t)
-    return " ".join(sentences[:2]) if sentences else None
+    said = [x for x in _sentences(t) if x and not x.rstrip("*_ ").endswith((":", "：")) and x.count("|") < 2
+            and (len(x.split()) > 1 or len(x) >= 8)]
+    return " ".join(said[:2]) if said else None
 
 
-def _mid_run(s: Scan, last_call: int, last_asst: int | None, last_user: int | None, request: str | None) -> str | None:
-    ev = s.events[last_call]
-    if (ev.tool_name or "").lower() in _QUESTION_TOOLS and last_call not in s.result_of:
-        return clip(f"{request or 'the last request'} — waiting for the user: {ev.target or ev.text}", ITEM_LIMIT)
-    if last_asst is not None and (last_user is None or last_asst > last_user):
-        doing = _doing(s.events[last_asst].text)
-        if doing:
-            return clip(doing, ITEM_LIMIT)
-    what = _description(ev.text) or ev.target
-    return clip(f"Running: {what}", ITEM_LIMIT) if what else None
+def _files(paths: list[str]) -> str:
+    """File names (not folders) of ``paths``, newest last, at most ``FILES_SHOWN``."""
+    shown = list(dict.fromkeys(p.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] for p in paths))
+    more = len(shown) - FILES_SHOWN
+    return ", ".join(shown[-FILES_SHOWN:]) + (f" +{more} more" if more > 0 else "")
 
 
-_DESCRIPTION = lazy_re(r"(?:^|\s)description:\s*(.+?)(?:\s+\w+:\s|$)", re.DOTALL)
+def _outcome(s: Scan, ep: Episode) -> str:
+    """What the episode committed, proved and changed: ``committed 1a2b3c4 "title"; `pytest -q` passed; edited a,
+    b`` (``…; `make` not run since`` when a check the session uses did not run after its last code edit)."""
+    from pipeline.stages.rules.done import outcomes
+
+    parts: list[str] = []
+    start = max(ep.prompt, 0)
+    for i, step in reversed(outcomes(s)[0]):
+        if start <= i < ep.end and step.startswith("Committed "):
+            parts.append(clip("c" + step[1:], 60))
+            break
+    if ep.state == "verified":
+        passed = [c for c in ep.checks if c[4] == "passed"]
+        if passed:
+            parts.append(f"`{passed[-1][3]}` passed")
+    elif ep.state == "unverified":
+        code = [c for c, p in ep.edits if eps_mod.code_path(p)]
+        stale = eps_mod.stale_checks(s, code[-1]) if code else []
+        if stale:
+            parts.append(f"`{stale[0][0]}` not run since")
+    if ep.edits:
+        parts.append("edited " + _files([p for _, p in ep.edits]))
+    return "; ".join(parts)
+
+
+def _running(s: Scan, ep: Episode) -> str:
+    """Module rule 3: a call still without result, else a background job still alive."""
+    if ep.pending:
+        call = ep.pending[-1]
+        ev = s.events[call]
+        if ev.kind == "subagent_call":
+            return f"the {ev.agent or 'sub-agent'} sub-agent has not answered yet: {one_line(ev.target or ev.text)}"
+        cmd = tools.command_of(ev)
+        said = _said_before(s, ep, call) or _description(ev.text) or ("" if cmd else ev.target or tools.tool(ev))
+        shown = f"`{_plain(cmd)}` still running" if cmd else ""
+        return "; ".join(x.rstrip(".") for x in (said, shown) if x) or "a call still running"
+    job = ep.background[-1]
+    raw = tools.raw_command(s.events[job])
+    sent = [seg for seg, op in tools.split_shell(raw) if op == "&"]  # the segment(s) sent to the background
+    cmd = _plain(sent[-1] if sent else raw)
+    about = _about_job(s, ep, cmd)
+    return f"`{cmd}` running in the background" + (f": {about}" if about else "")
+
+
+def _working(s: Scan, ep: Episode) -> str:
+    """Module rule 4: the agent's last stated step before its trailing calls, else the last call's description."""
+    call = ep.calls[-1]
+    ev = s.events[call]
+    said = _said_before(s, ep, call) or _description(ev.text)
+    if not said:
+        cmd = tools.command_of(ev)
+        said = f"last ran `{_plain(cmd)}`" if cmd else f"last call: {ev.tool_name or 'tool'} {one_line(ev.target or '')}"
+    return said + (" (interrupted by the user)" if ep.interrupted else " (refused by the harness)" if ep.denied else "")
+
+
+def _said_before(s: Scan, ep: Episode, call: int) -> str | None:
+    """The last "I'll / Let me…" sentence of the latest assistant message of the episode before ``call``."""
+    for i in reversed(s.assistants):
+        if i < max(ep.prompt, 0):
+            break
+        if i < call:
+            return doing(s.events[i].text)
+    return None
+
+
+def _about_job(s: Scan, ep: Episode, cmd: str) -> str | None:
+    """The report's last sentence about a background job: one sharing a content word of five or more letters
+    with its command."""
+    if ep.report is None:
+        return None
+    words = {w for w in tokens(cmd.replace("/", " ").replace("_", " ")) if len(w) >= 5}
+    for sentence in reversed(_sentences(eps_mod.report_text(s, ep))):
+        if words & tokens(sentence):
+            return sentence.rstrip(":")
+    return None
+
+
+def _plain(cmd: str) -> str:
+    """A command as shown: ``cd <dir> &&`` and output redirections dropped, one line, clipped."""
+    return clip(_REDIRECTS.sub("", eps_mod.bare_command(one_line(cmd))).rstrip(" &"), 90)
 
 
 def _description(text: str) -> str | None:

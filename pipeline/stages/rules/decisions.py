@@ -42,7 +42,9 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
-from pipeline.stages.rules import approvals, branches, clauses, intl, phrases, plans, proposals, questions, tools, untrusted
+from pipeline.stages.rules import (
+    approvals, branches, choices, clauses, intl, paste, phrases, plans, proposals, questions, tools, trials, untrusted,
+)
 from pipeline.stages.rules.phrases import APPROVED, REJECTED
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import clip, norm_key, quote, similar, strip_markup, tokens
@@ -56,11 +58,7 @@ LATENT = "latent"  # origin of a plan kept only if later rejected (merge)
 _QUALIFIER = lazy_re(r",\s+(?:keeping|leaving|not|but\s+not|except|excluding|without|sem|n[aã]o|sin|no)\s|\s+\((?:not|except|excluding|keeping|without)\s", re.IGNORECASE)
 SUMMARY_HISTORY_LIMIT = 2  # assistant messages before a compaction summary still count as "no history"
 _OPTION_NAME = lazy_re(r"^(?:option|approach|choice|alternative|variant)\s*#?\s*([0-9]+|[A-Za-z])$", re.IGNORECASE)
-_DENIED = lazy_re(
-    r"user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|user\s+(?:rejected|denied|declined)|denied[-\s]interactively|"
-    r"rejected\s+by\s+(?:the\s+)?user|permission\s+denied\s+by\s+(?:the\s+)?user",
-    re.IGNORECASE,
-)
+DENIED = trials.DENIED
 _SUMMARY_USER = lazy_re(
     r"\b(?:the\s+)?user\s+(?:explicitly\s+|then\s+|later\s+|also\s+)?(?P<v>approved|agreed\s+to|accepted|chose|"
     r"picked|selected|confirmed|opted\s+for|preferred|rejected|declined|vetoed|refused|said\s+no\s+to|"
@@ -232,7 +230,7 @@ def _rejected_tool_calls(s: Scan) -> list[Cand]:
     out: list[Cand] = []
     for j in s.results:
         ev = s.events[j]
-        if not ev.is_error or not _DENIED.search(ev.text[:300]):
+        if not ev.is_error or not DENIED.search(ev.text[:300]):
             continue
         call = s.call_of.get(j)
         if call is None:
@@ -249,9 +247,20 @@ def _rejected_tool_calls(s: Scan) -> list[Cand]:
             why = f'user declined the tool call: "{clip(text, 150)}"'
             out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), why, nxt, q, nxt, -1, "user-rejection"))
         else:
+            reason = _DECLINE_REASON.search(ev.text)
+            if reason and reason.group(1).strip():  # Claude Code: "The user provided the following reason …: <words>"
+                a, b = reason.span(1)
+                why = f'user declined the tool call: "{clip(ev.text[a:b].strip(), 150)}"'
+                out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), why, j, quote(ev.text, a, b), j, 0,
+                                "user-rejection"))
+                continue
             q = quote(ev.text, 0, len(ev.text))
             out.append(Cand(REJECTED, clip(what, phrases.WHAT_LIMIT), "user declined the tool call", j, q, j, 0, "user-rejection"))
     return out
+
+
+#: the reason a user typed when declining a call, as the harness records it
+_DECLINE_REASON = lazy_re(r"(?:following\s+reason\s+for\s+the\s+rejection|reason)\s*:\s*(.+?)\s*$", re.I | re.S)
 
 
 def _declined_what(s: Scan, cev) -> str:
@@ -311,6 +320,11 @@ def collect(s: Scan) -> list[Cand]:
     out: list[Cand] = []
     out.extend(_rejected_tool_calls(s))
     out.extend(_question_tools(s))
+    for what, why, ev, a, b in choices.propose(s):
+        text = s.events[ev].text
+        if s.events[ev].kind == "assistant_text" and _foreign(s, text, a, b, a, APPROVED, what, why):
+            continue
+        out.append(Cand(APPROVED, what, why, ev, quote(text, a, b), ev, a, "implicit"))
     kinds = sorted(
         [(i, "a") for i in s.assistants] + [(i, "u") for i in s.users] + [(i, "c") for i in s.compactions]
     )
@@ -332,8 +346,14 @@ def collect(s: Scan) -> list[Cand]:
                 out.extend(_summary_user(s, i))
         else:
             text = s.events[i].text
+            if paste.is_template(text):
+                continue  # an expanded command or skill template: the harness's words, no decision of the user's
+            own = " ".join(paste.own_words(text).split())
             for h in phrases.explicit_hits(text, "explicit"):
                 if _foreign(s, text, h.start, h.end, h.focus, h.status, h.what, h.reasoning):
+                    continue
+                if " ".join(text[h.start:h.end].split()) not in own:
+                    s.screened.append((h.status, h.what, "its evidence sits in pasted output, not the user's words"))
                     continue
                 q = quote(text, h.start, h.end, focus=h.focus)
                 out.append(Cand(h.status, h.what, h.reasoning or "stated by the user", i, q, i, h.focus, "explicit"))
@@ -342,6 +362,9 @@ def collect(s: Scan) -> list[Cand]:
             for f in approvals.found_in_prompt(s, i):
                 if _foreign(s, s.events[f.ev].text, f.start, f.end, f.order if f.ev == f.at else None, f.status, f.what,
                             f.reasoning):
+                    continue
+                if f.ev == i and own and " ".join(text[f.start:f.end].split()) not in own:
+                    s.screened.append((f.status, f.what, "its evidence sits in pasted output, not the user's words"))
                     continue
                 out.append(Cand(f.status, f.what, f.reasoning, f.ev, approvals.quote_of(s, f), f.at, f.order, f.origin))
     return out

@@ -64,9 +64,10 @@ _DIRECTIVE = frozenset(
 )
 _BACKTICK = lazy_re(r"`([^`\n]+)`")
 _IDENT = lazy_re(
-    r"(?<![\w./-])(?:[A-Za-z0-9_.~-]*[/\\][\w./\\-]+|[A-Za-z_][\w-]*\.[A-Za-z][\w.]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+|"
+    r"(?<![\w./-])(?:[A-Za-z0-9_.~-]*[/\\][\w./\\-]+|\.[A-Za-z][\w-]*(?:\.[\w-]+)*|[A-Za-z_][\w-]*\.[A-Za-z][\w.]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+|"
     r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,})(?![\w])"
 )
+_PLAIN_CODE = lazy_re(r"[\w.-]+")
 _NUMBER = lazy_re(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d{2,}")
 _NAMES_ONE = lazy_re(r"[./\\_]|\d")
 _FILE_LINE = lazy_re(r"(\.[A-Za-z]\w{0,4}):\d+(?:[-–]\d+)?")  # "cache.py:9-11" -> "cache.py"
@@ -122,18 +123,44 @@ def restates_decisions(sentence: str, start: int, end: int, event_text: str, dec
 @lru_cache(maxsize=4096)
 def distinctive(text: str) -> frozenset[str]:
     """Distinctive tokens of ``text``, lower case: numbers of 2+ digits, paths and file names (a file's line
-    suffix ``:9-11`` dropped), dotted/snake/kebab/CamelCase identifiers, and the words inside code spans."""
+    suffix ``:9-11`` dropped), dotted/snake/kebab/CamelCase identifiers and dotfiles, the identifiers inside code
+    spans and a one-word code span itself."""
     out: set[str] = set()
     text = _FILE_LINE.sub(r"\1", text)
     for m in _BACKTICK.finditer(text):
         out.update(w.lower() for w in _IDENT.findall(m.group(1)) if _ALNUM.search(w))
+        code = m.group(1).strip()
+        if 2 < len(code) <= 40 and _PLAIN_CODE.fullmatch(code) and _ALNUM.search(code):
+            out.add(code.lower())  # a name the writer marked as code (`reqwest`, `scolor`)
     for m in _IDENT.finditer(text):
         word = m.group(0).rstrip(".,;:)(").lower()
-        if len(word) > 2 and _ALNUM.search(word) and not word.startswith(("e.g", "i.e")):
+        if len(word) > 2 and _ALNUM.search(word) and not word.startswith(("e.g", "i.e")) and not _plain_word(
+                m.group(0).rstrip(".,;:)(")):
             out.add(word)
     for m in _NUMBER.finditer(text):
         out.add(m.group(0).replace(",", ""))
     return frozenset(out)
+
+
+#: hyphenated words of ordinary English prose: no names of anything
+_COMMON_COMPOUNDS = frozenset(
+    """follow-up follow-ups pre-existing built-in real-time top-level high-level low-level end-to-end up-to-date
+    read-only long-running non-blocking side-by-side one-time open-source third-party well-known so-called e-mail
+    re-run set-up sign-in log-in opt-in check-in step-by-step in-place in-memory on-demand out-of-the-box
+    client-side server-side full-stack back-end front-end user-facing hard-coded hardcoded re-enable re-enabled
+    non-trivial self-contained cross-platform multi-line single-line""".split()
+)
+
+
+def _plain_word(word: str) -> bool:
+    """Whether an identifier-shaped token is ordinary prose: a common hyphenated word, or two words joined by a
+    slash ("and/or", "update/reinstall") that name no path (no dot, no leading or second slash)."""
+    if word.lower() in _COMMON_COMPOUNDS:
+        return True
+    if "/" in word and word.count("/") == 1 and "." not in word and not word.startswith(("/", "~")):
+        head, _, tail = word.partition("/")
+        return head.isalpha() and tail.isalpha() and head.islower() and tail.islower()  # INCR/EXPIRE names commands
+    return False
 
 
 def _specific(shared: frozenset[str]) -> bool:
@@ -160,6 +187,11 @@ def _without(text: str, words: frozenset[str]) -> str:
     """``text`` with every occurrence of ``words`` (case-insensitive) blanked out."""
     pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return re.sub(pattern, " ", _FILE_LINE.sub(r"\1", text), flags=re.I)
+
+
+def resolves(text: str) -> bool:
+    """Whether a fact states the resolution of a finding ("found it", "root cause", "turns out", "X, not Y")."""
+    return bool(_RESOLVED.search(text))
 
 
 def better(a: str, b: str) -> bool:

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.litgate import gated_re
-from pipeline.stages.rules import edits, factprune, findings, reviews, shellenv, tools, trials
+from pipeline.stages.rules import candidates, edits, factprune, findings, paste, reviews, shellenv, tools, trials
+from pipeline.stages.rules.candidates import Candidate
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import (
     SimilarIndex, clip, local_spans, norm_key, quote, span_index_at, strip_markup, tokens,
@@ -68,7 +69,7 @@ CANDIDATE_WINDOW = 64  # candidates kept of each kind at each end of the session
 _OUT_KIND = {"trial": "quirk"}
 
 _CONSTRAINT = gated_re(
-    r"\b(?:never|always|must|mustn't|don't|do\s+not|only|avoid|under\s+no\s+circumstances|"
+    r"\b(?:never|always|must|mustn't|don't|dont|do\s+not|only|avoid|under\s+no\s+circumstances|"
     r"not\s+allowed|forbidden|no\s+more\s+than|at\s+most|at\s+least|keep\s+(?:it|them|the\s+\w+)\s+(?:under|below|within)|"
     r"(?:we|you)\s+(?:can't|cannot|can\s+not)|without\s+(?:\w+ing|breaking|changing|touching))\b"
     r"|^(?:(?:please|and|also|but|just)\s+)*(?:make\s+sure|ensure|keep|stick\s+to|stay\s+(?:in|on|within|away)|preserve|"
@@ -212,7 +213,17 @@ def _sentences(s: Scan, i: int):
 
 def _cand(kind: str, s: Scan, i: int, a: int, b: int, sentence: str) -> _Cand:
     text = clip(sentence, FACT_LIMIT)
-    return _Cand(kind, text, i, a, b, _key(text), tokens(text))
+    return _Cand(kind, text, i, a, b, _key(text), _toks(text))
+
+
+_CJK_RUN = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
+def _toks(text: str) -> frozenset[str]:
+    """``tokens`` plus the character pairs of CJK runs: two Korean or Chinese sentences about different things
+    share their few ASCII words and must not read as duplicates."""
+    pairs = {run[k:k + 2] for run in _CJK_RUN.findall(text) for k in range(len(run) - 1)}
+    return tokens(text) | pairs if pairs else tokens(text)
 
 
 def _key(text: str) -> str:
@@ -221,13 +232,55 @@ def _key(text: str) -> str:
     return norm_key(text) or " ".join(text.lower().split())
 
 
+#: a rule or a prohibition in the other languages the rules read: negated verbs and "always / must / never"
+_CONSTRAINT_INTL = lazy_re(
+    r"不要|别再|不能|不许|不准|禁止|请勿|务必|必须|一定要|"
+    r"하지\s*마|말자|마세요|않도록|금지|반드시|절대|"
+    r"しないで|ないでください|ないこと|禁止|必ず|絶対|使わない|"
+    r"\b(?:não|nao)\s+(?:use|usar|mude|mudar|altere|alterar|faça|fazer|toque|mexa|apague|remova|quero)\b|"
+    r"\b(?:nunca|sempre|jamais|jamás|siempre)\b|"
+    r"\bno\s+(?:uses|usar|cambies|cambiar|toques|borres|modifiques|quiero|hagas|crees|inventes)\b|\bsin\s+usar\b|\bsem\s+usar\b|"
+    r"\b(?:asegúrate|asegurate|que\s+te\s+asegures|certifique-se|garanta|assure-toi|stell\s+sicher)\b|确保|务必|"
+    r"(?:사용|이용|변경|수정|삭제|추가)하지\s*않|確実に|"
+    r"\b(?:niet|nooit|geen|altijd)\b|\b(?:nicht|niemals|immer|kein\w*)\b|\b(?:ne\s+\w+\s+pas|jamais|toujours)\b",
+    re.I,
+)
+
+
+#: "only" inside a relative clause ("text that only becomes an input when clicked"): a description, no rule
+_RELATIVE_ONLY = lazy_re(r"\b(?:that|which|who|it)\s+only\b", re.I)
+SPEC_CHARS = 600  # a prompt this long that states requirements is a specification (its "must"s say what to build)
+#: a negation inside a purpose or result clause: not a rule of the user's
+_PURPOSE_NEGATION = lazy_re(
+    r"\bso\s+(?:that\s+)?(?:it|they|the\s+\w+)\s+(?:\w+\s+){0,2}?(?:never|doesn't|don't|won't|isn't|aren't)\b|\bto\s+never\b", re.I
+)
+#: a positive requirement: "X must/should …" with no negation and no "always/only/never"
+_REQUIREMENT = lazy_re(
+    r"^(?!.*\b(?:not|never|don't|dont|no|avoid|always|only|without)\b)(?:the\s+)?[\w`'\"()/ .-]{1,60}?\s+(?:must|should|needs?\s+to)\b",
+    re.I,
+)
+
+
 def _constraints(s: Scan, i: int) -> list[_Cand]:
+    """Rules the user stated in prompt ``i``, in the user's own words only: a template the harness expanded, a
+    pasted document or log, quoted or fetched text (``workflow.prompt_task_text``) states no rule of theirs."""
+    from pipeline.stages.rules.workflow import prompt_task_text
+
+    own = " ".join(prompt_task_text(s, i).split())
+    if not own:
+        return []
+    text = s.events[i].text
     out = []
     for a, b, sent in _sentences(s, i):
-        if len(sent) < 8 or sent.endswith("?") or _NOT_CONSTRAINT.search(sent):
+        if len(sent) < 8 or sent.endswith(("?", "？")) or _NOT_CONSTRAINT.search(sent):
             continue
-        if not _CONSTRAINT.search(sent) and not findings.LESSON.search(sent):
+        if not _CONSTRAINT.search(sent) and not findings.LESSON.search(sent) and not _CONSTRAINT_INTL.search(sent):
             continue
+        if " ".join(text[a:b].split()) not in own:
+            continue  # not the user's own words
+        if _PURPOSE_NEGATION.search(sent) or (len(own) > SPEC_CHARS and _REQUIREMENT.match(sent)) or (
+                _RELATIVE_ONLY.search(sent) and not _CONSTRAINT.search(_RELATIVE_ONLY.sub(" ", sent))):
+            continue  # "so it never gets squished" (a purpose), "tiles must be…" in a long spec (what to build)
         out.append(_cand("constraint", s, i, a, b, sent))
     return out
 
@@ -317,14 +370,14 @@ def _harness_errors(s: Scan) -> list[_Cand]:
         who = _HARNESS_NAMES.get(first.tool_name or "", first.tool_name or "the harness")
         times = f" ({len(where)} times)" if len(where) > 1 else ""
         fact = clip(f"{who} reported{times}: {text}", FACT_LIMIT)
-        out.append(_Cand("quirk", fact, where[0], 0, len(first.text), _key(fact), tokens(fact)))
+        out.append(_Cand("quirk", fact, where[0], 0, len(first.text), _key(fact), _toks(fact)))
     return out
 
 
 def _review(s: Scan, i: int) -> list[_Cand]:
     """The findings of a code-review answer in event ``i`` (``reviews.findings``), as sub-agent facts."""
     text = s.events[i].text
-    return [_Cand("subagent", clip(f, FACT_LIMIT), i, a, b, _key(f), tokens(f)) for f, a, b in reviews.findings(text)]
+    return [_Cand("subagent", clip(f, FACT_LIMIT), i, a, b, _key(f), _toks(f)) for f, a, b in reviews.findings(text)]
 
 
 def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
@@ -349,6 +402,8 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
         sent = strip_markup(text[a:b].replace("’", "'"))
         if len(sent) < 12 or sent.endswith(("?", ":", "：")) or _HYPO.search(sent) or _SELF_UNABLE.match(sent):
             continue  # a question, a lead-in to a list, a hypothesis, the agent's own inability
+        if _CODE_NOTE.match(sent):
+            continue  # a note of what the code is ("`parse()` function in `x.py:9` - parses…"): the code says it
         if _ROOT.search(sent) and (not _ROOT_NEEDS_FAILURE.match(sent) or _FAILURE_WORD.search(sent)):
             out.append(_cand("root_cause", s, i, a, b, sent))
         elif _QUIRK.search(sent) and not _SELF_TALK.match(sent):
@@ -369,6 +424,10 @@ def _assistant(s: Scan, i: int, after_error: bool) -> list[_Cand]:
 
 
 _NUM = lazy_re(r"\d+[.,]\d+|\d{2,}")
+#: a line naming a piece of code and where it is, then what it does
+_CODE_NOTE = lazy_re(
+    r"^`?[\w.()]+`?\s+(?:function|class|method|module|component|hook|type|interface|struct|enum|constant)\s+(?:in|at|of)\s", re.I
+)
 #: a "Label: figures" line, the shape of a plan's selling points ("Reduced Coordination: 5 agents vs 12")
 _LABEL = lazy_re(r"^[\w .&/-]{1,40}:\s")
 MEASURE_LOOKBACK = 40  # events before a measured claim searched for its numbers
@@ -413,7 +472,7 @@ def _pasted(s: Scan, i: int) -> list[_Cand]:
     a, b = span
     shown = "; ".join(" ".join(x.split()) for x in text[a:b].splitlines() if x.strip())
     fact = clip("Pasted log: " + shown, FACT_LIMIT)
-    return [_Cand("trial", fact, i, a, b, _key(fact), tokens(fact))]
+    return [_Cand("trial", fact, i, a, b, _key(fact), _toks(fact))]
 
 
 def _after_error(s: Scan) -> set[int]:
@@ -453,48 +512,38 @@ class _Window(list):
 
 class _Kept:
     """The candidates kept so far: their keys and a ``SimilarIndex`` of their token sets (a near duplicate of any of
-    them is dropped, as a loop over all of them would; the index keeps that near linear on a long session)."""
+    them is dropped, as a loop over all of them would; the index keeps that near linear on a long session).  A
+    dropped duplicate from a later event marks the kept one restated there (``restated``: ``candidates`` counts a
+    finding stated twice, and its latest statement for recency)."""
 
-    __slots__ = ("keys", "toks")
+    __slots__ = ("keys", "toks", "order", "restated")
 
     def __init__(self, cands: Sequence[_Cand]) -> None:
         df = Counter(t for c in cands for t in c.toks)
-        self.keys: set[str] = set()
+        self.keys: dict[str, _Cand] = {}
         self.toks = SimilarIndex(jaccard=0.7, contain=0.85, rank=df)
+        self.order: list[_Cand] = []  # kept candidates with token sets, in the index's order
+        self.restated: dict[int, int] = {}  # id of a kept candidate -> latest event that restated it
 
     def dedupe(self, cands: list[_Cand]) -> list[_Cand]:
         out = []
         for c in cands:
-            if not c.key or c.key in self.keys or self.toks.has_similar(c.toks):
+            if not c.key:
                 continue
-            self.keys.add(c.key)
-            self.toks.add(c.toks)
+            same = self.keys.get(c.key)
+            if same is None:
+                n = self.toks.find_similar(c.toks)
+                same = self.order[n] if n is not None else None
+            if same is not None:
+                if c.ev > same.ev:
+                    self.restated[id(same)] = max(self.restated.get(id(same), 0), c.ev)
+                continue
+            self.keys[c.key] = c
+            if c.toks:
+                self.toks.add(c.toks)
+                self.order.append(c)
             out.append(c)
         return out
-
-
-def _select(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> list[_Cand]:
-    chosen: dict[str, list[_Cand]] = {}
-    leftovers: list[_Cand] = []
-    for kind in KIND_ORDER:
-        items = by_kind.get(kind, [])
-        q = QUOTA[kind]
-        if len(items) <= q:
-            chosen[kind] = list(items)
-            continue
-        head, tail = (q + 1) // 2, q // 2
-        chosen[kind] = items[:head] + (items[-tail:] if tail else [])
-        leftovers.extend(items[head: len(items) - tail])
-    total = sum(len(v) for v in chosen.values())
-    for c in leftovers + extra:
-        if total >= MAX_FACTS:
-            break
-        chosen.setdefault(c.kind, []).append(c)
-        total += 1
-    out: list[_Cand] = []
-    for kind in KIND_ORDER:
-        out.extend(sorted(chosen.get(kind, []), key=lambda c: (c.ev, c.start)))
-    return out[:MAX_FACTS]
 
 
 def _user_decided(s: Scan, i: int, cands: list[_Cand], decisions: Sequence[Decision]) -> list[_Cand]:
@@ -510,8 +559,11 @@ def _user_decided(s: Scan, i: int, cands: list[_Cand], decisions: Sequence[Decis
     return [c for c in cands if not factprune.restates_decisions(c.text, c.start, c.end, text, own)]
 
 
-def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict[str, list[_Cand]], list[_Cand]]:
-    """Keep one fact per finding (``factprune.same_finding``), the more informative one (``factprune.better``).
+def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand],
+              prior: dict[int, float] | None = None) -> tuple[dict[str, list[_Cand]], list[_Cand]]:
+    """Keep one fact per finding (``factprune.same_finding``): the one whose proposer weighs it clearly more
+    (``prior``, by candidate id; a disproved claim over the bare failure it rests on), else the more informative
+    one (``factprune.better``).
     Constraints are the user's words and are left alone; a compaction-summary fact never replaces another.
     Only facts sharing a distinctive token are compared (an index by token), so the cost stays near linear."""
     index: dict[str, list[_Cand]] = {}
@@ -528,12 +580,15 @@ def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict
         for tok in factprune.distinctive(c.text):
             index.setdefault(tok, []).append(c)
 
+    def weight(c: _Cand) -> float:
+        return (prior or {}).get(id(c), PRIOR[c.kind])
+
     for kind in KIND_ORDER[1:]:
         for c in sorted(by_kind.get(kind, []), key=lambda c: (c.ev, c.start)):
             k = match(c)
             if k is None:
                 keep(c)
-            elif factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text):
+            elif _wins(c, k, weight(c), weight(k)):
                 dropped.add(id(k))
                 keep(c)
             else:
@@ -542,24 +597,82 @@ def _collapse(by_kind: dict[str, list[_Cand]], extra: list[_Cand]) -> tuple[dict
     return out, [c for c in extra if match(c) is None]
 
 
-def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
-    """Established Facts with evidence (see module rules for kinds, order and bounds).
+def _wins(c: _Cand, k: _Cand, pc: float, pk: float) -> bool:
+    """Whether ``c`` replaces ``k``, a statement of the same finding: of two trial facts the stronger shape; else
+    the one that states the resolution (``factprune.resolves``); else the one whose proposer weighs it clearly more;
+    else the more informative (``factprune.better``, the later on ties)."""
+    if c.kind == k.kind == "trial" and pc != pk:
+        return pc > pk  # two failures the calls show: the stronger shape (blocked, changed retry) tells it
+    rc, rk = factprune.resolves(c.text), factprune.resolves(k.text)
+    if rc != rk:
+        return rc
+    if abs(pc - pk) >= 1.5:  # another class of proposal (a disproved claim over the failure it rests on)
+        return pc > pk
+    return factprune.better(c.text, k.text) if c.ev >= k.ev else not factprune.better(k.text, c.text)
 
-    ``decisions`` is the Decision Log built from the same scan (``decisions.build(s)``): a user sentence that is
-    the evidence of a user decision and only restates it is not repeated as a constraint (``factprune``).
-    """
+
+#: the prior of each internal kind (``candidates``): how much the shape that proposed a line says it matters
+PRIOR = {"constraint": 4.0, "subagent": 2.0, "trial": 2.2, "root_cause": 2.4, "quirk": 2.4, "fact": 1.6}
+SUMMARY_PRIOR = 0.8  # a compaction summary's line: the next context holds the summary already
+TRIAL_PRIOR = {0: 2.6, 1: 2.6, 2: 2.2, 3: 1.4}
+TRAP_PRIOR = 2.8  # an environment trap the shell calls show (``shellenv``), an import an edit dropped (``edits``)  # ``trials.Trial.rank``: blocked, changed retry, capability, other
+
+
+def message_chars(s: Scan) -> int:
+    """Characters of the session's messages (prompts, answers, sub-agent results, summaries): its size for
+    ``candidates.budget``."""
+    events = s.events
+    return sum(len(events[i].text) for lst in (s.users, s.assistants, s.subagent_results, s.compactions) for i in lst)
+
+
+def _decided_spans(s: Scan, decisions: Sequence[Decision]) -> dict[int, list[tuple[int, int]]]:
+    """Event index -> spans of that event's text that Decision Log entries quote (their evidence)."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for d in decisions:
+        ev = d.evidence
+        if ev is None or not ev.quote or not 0 <= ev.event_index < len(s.events):
+            continue
+        at = s.events[ev.event_index].text.find(ev.quote)
+        if at >= 0:
+            out.setdefault(ev.event_index, []).append((at, at + len(ev.quote)))
+    return out
+
+
+def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
+    """Every Established Facts candidate of ``s`` (module rules), deduplicated, one per finding, with its prior."""
+    from pipeline.stages.rules import reports, scope, struggle
     from pipeline.stages.rules.workflow import is_real_prompt
 
     raw: dict[str, _Window] = {k: _Window() for k in KIND_ORDER}
+    prior: dict[int, float] = {}
     for i in s.users:
+        if paste.is_template(s.events[i].text):
+            continue  # an expanded command or skill template: the harness's text, nothing the user found or ruled
         raw["trial"].extend(_pasted(s, i))
         if is_real_prompt(s.events[i].text):
             raw["constraint"].extend(_user_decided(s, i, _constraints(s, i), decisions))
     for i in s.subagent_results:
         raw["subagent"].extend(_review(s, i) or _subagent(s, i))
-    for t in shellenv.build(s) + edits.dropped_imports(s) + trials.build(s):
+    for t in shellenv.build(s) + edits.dropped_imports(s):
         text = clip(t.text, FACT_LIMIT)
-        raw["trial"].append(_Cand("trial", text, t.ev, t.start, t.end, _key(text), tokens(text)))
+        c = _Cand("trial", text, t.ev, t.start, t.end, _key(text), _toks(text))
+        prior[id(c)] = TRAP_PRIOR  # it explains the failures it rests on: above their bare error lines
+        raw["trial"].append(c)
+    for t in trials.build(s):
+        text = clip(t.text, FACT_LIMIT)
+        c = _Cand("trial", text, t.ev, t.start, t.end, _key(text), _toks(text))
+        prior[id(c)] = TRIAL_PRIOR.get(t.rank, 1.4)
+        raw["trial"].append(c)
+    decided = _decided_spans(s, decisions)
+    for p in (*struggle.propose(s), *reports.propose(s), *scope.propose(s)):
+        if _LABEL.match(p.text) and _NUM.search(p.text) and not _measured(s, p.ev, p.text, every=True):
+            continue  # a "Label: 3 calls vs 14 = 78 % less" line works figures out, it measured nothing
+        if any(a < p.end and p.start < b for a, b in decided.get(p.ev, ())):
+            continue  # the Decision Log says it
+        text = clip(p.text, FACT_LIMIT)
+        c = _Cand(p.kind if p.kind in raw else "fact", text, p.ev, p.start, p.end, _key(text), _toks(text))
+        prior[id(c)] = p.prior
+        raw[c.kind].append(c)
     raw["quirk"].extend(_harness_errors(s))
     errs = _after_error(s)
     seen_texts: set[str] = set()
@@ -580,14 +693,41 @@ def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
     cands = {k: w.items() for k, w in raw.items()}
     summary = summary_window.items()
     kept = _Kept([c for k in KIND_ORDER for c in cands[k]] + summary)
-    by_kind = {k: kept.dedupe(cands[k]) for k in KIND_ORDER}
+    # one line per statement: the strongest proposal of it stays (constraints first, then by prior), the earliest
+    # on ties; a compaction summary's lines only where no event of the session says the same
+    flat = sorted(((k, c) for k in KIND_ORDER for c in cands[k]),
+                  key=lambda kc: (kc[0] != "constraint", -prior.get(id(kc[1]), PRIOR[kc[0]]), kc[1].ev, kc[1].start))
+    survivors = {id(c) for c in kept.dedupe([c for _, c in flat])}
+    by_kind = {k: [c for c in cands[k] if id(c) in survivors] for k in KIND_ORDER}
     extra = kept.dedupe(summary)
-    by_kind, extra = _collapse(by_kind, extra)
+    by_kind, extra = _collapse(by_kind, extra, prior)
     by_kind = {k: v if k == "constraint" else [c for c in v if not _superseded(s, c)] for k, v in by_kind.items()}
     extra = [c for c in extra if not _superseded(s, c)]
+    from pipeline.restore.guard import addresses_agent
+
+    out = [
+        Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, c.kind, prior.get(id(c), PRIOR[c.kind]),
+                  restated=kept.restated.get(id(c), 0))
+        for k in KIND_ORDER for c in by_kind.get(k, [])
+        if not addresses_agent(c.text)  # an order to "the next agent" is what some text said, never a fact to hand over
+    ]
+    out.extend(Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, "summary", SUMMARY_PRIOR)
+               for c in extra)
+    return out
+
+
+def build(s: Scan, decisions: Sequence[Decision] = ()) -> list[Fact]:
+    """Established Facts with evidence: every candidate ``propose`` finds, weighed and picked to the session's
+    byte budget (``candidates``).
+
+    ``decisions`` is the Decision Log built from the same scan (``decisions.build(s)``): a user sentence that is
+    the evidence of a user decision and only restates it is not repeated as a constraint (``factprune``).
+    """
+    cands = propose(s, decisions)
+    candidates.weigh(cands, len(s.events))
     out = []
-    for c in _select(by_kind, extra):
+    for c in candidates.pick(cands, candidates.budget(message_chars(s))):
         q = quote(s.events[c.ev].text, c.start, c.end)
         if q:
-            out.append(Fact(text=c.text, kind=_OUT_KIND.get(c.kind, c.kind), evidence=Evidence(event_index=c.ev, quote=q)))
+            out.append(Fact(text=c.text, kind=c.kind, evidence=Evidence(event_index=c.ev, quote=q)))
     return out

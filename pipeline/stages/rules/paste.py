@@ -32,10 +32,18 @@ _LOGLINE = lazy_re(
     r"[─│╭╮╰╯═║┌┐└┘├┤┬┴┼▶►✖✗✘⚠✔✓❌]|"  # box drawing and status glyphs
     r"(?:\x1b|←)\[\d|"  # ANSI escapes, raw or as Windows consoles print them
     r"\S+\.\w{1,5}:\d+(?::\d+)?[: ]|"  # path:line(:col)
-    r"(?:\w+(?:Error|Exception)|E\d{3,}|error\[?E?\d*\]?):"
+    r"(?:\w+(?:Error|Exception)|E\d{3,}|error\[?E?\d*\]?):|"
+    r"(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*)?\s*[$#%]|[➜❯»]|PS\s+[A-Z]:\\\S*>)\s|"  # a shell prompt (a pasted terminal)
+    r"(?:WARN|INFO|ERRO|DEBU)\[\d+\]|"  # logrus levels
+    r"\[[\w .:/#-]{1,30}\]\s|[\w.-]{1,40}\s+\|\s"  # a "[tag] " prefix, a compose "service | " prefix
     r")",
     re.IGNORECASE,
 )
+#: a shell prompt opening a line: "(venv) ➜  app cmd", "dev@box:~/app$ cmd", "PS C:\\work> cmd"
+_SHELL_PROMPT = lazy_re(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*)?\s*[$#%]|[➜❯»]|PS\s+[A-Z]:\\\S*>)\s")
+#: the user's own prose after a pasted terminal: CJK text, or a sentence of five words or more that ends like one
+_PROSE = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|^\s*(?:[A-Za-zÀ-ÿ'’,]+\s+){4,}[^\n]*[.!?]\s*$")
+_CJK_START = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _GLYPH = lazy_re(r"[─│╭╮╰╯═║✖✗✘⚠❌]|(?:\x1b|←)\[\d")
 _FENCE = lazy_re(r"^[ \t]*(?:```|~~~)")
 _PLACEHOLDER = lazy_re(r"\$ARGUMENTS\b|\{\{\s*\w+\s*\}\}|\[[A-Z][A-Z0-9_]{3,}\]")
@@ -90,8 +98,22 @@ def own_words(text: str) -> str:
     logs = [is_log_line(line) for line in lines]
     keep: list[str] = []
     in_code = False
+    in_terminal = False  # after a pasted shell prompt, until a blank line or the user's own prose
     n = len(lines)
     for i, line in enumerate(lines):
+        if _SHELL_PROMPT.match(line):
+            in_terminal = True
+            continue
+        if in_terminal:
+            if not line.strip():
+                in_terminal = False
+                continue
+            if not _PROSE.search(line):
+                continue
+            in_terminal = False
+            cjk = _CJK_START.search(line)
+            if cjk and cjk.start() > 0 and not _CJK_START.match(line):
+                line = line[cjk.start():]  # the output's last line and the user's words typed on it without a break
         if i and not in_code and _HEADING.match(line) and sum(map(len, lines[i:])) >= DOCUMENT_MIN_CHARS:
             break  # a pasted document after the user's words: the rest is not theirs
         if _FENCE.match(line):
@@ -103,8 +125,17 @@ def own_words(text: str) -> str:
             near = (i > 0 and logs[i - 1]) or (i + 1 < n and logs[i + 1])
             if near or _GLYPH.search(line):
                 continue
+        elif _between_logs(lines, logs, i):
+            continue  # a line inside a pasted log ("DECISION: …" between two of its lines) is the log's
         keep.append(line)
     return "\n".join(keep).strip()
+
+
+def _between_logs(lines: list[str], logs: list[bool], i: int) -> bool:
+    """Whether the nearest non-blank lines before and after line ``i`` are both log-like."""
+    before = next((logs[k] for k in range(i - 1, -1, -1) if lines[k].strip()), False)
+    after = next((logs[k] for k in range(i + 1, len(lines)) if lines[k].strip()), False)
+    return before and after
 
 
 @lru_cache(maxsize=64)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
+from pipeline.stages.rules.factprune import distinctive
 from pipeline.stages.rules.catalog import APPROVED, BY_KEY, PATTERNS, REJECTED, TRIGGER, TRIGGER_ANYCASE, Pat, trigger_keys
 from pipeline.stages.rules.clauses import (
     FAIL_AFTER,
@@ -242,6 +243,14 @@ def analyze(text: str, spans: list[tuple[int, int]], k: int, origin: str, keys: 
     return hits
 
 
+#: an option that is only a connective or a placeholder ("either", "both", "the following", "this")
+_EMPTY_OPTION = lazy_re(r"^(?:either|both|neither|the\s+following|following|one)\W*$", re.I)
+#: two alternatives joined by "or" in the option itself
+_ALTERNATIVES = lazy_re(r"\s(?:or|ou|o)\s(?!not\b|so\b|more\b|less\b)", re.I)
+#: a clause in the agent's own voice or one ending on a pronoun: the option of a misread "… didn't work"
+_SELF_CLAUSE = lazy_re(r"^(?:I|we)\s+(?:need|want|have|should|must|will|'ll)\b|\b(?:why|how)\s+(?:it|this|that)$", re.I)
+
+
 def _guarded(prefix: str, status: str) -> bool:
     """True when the words before a trigger make it hypothetical (weak cues only block approvals)."""
     if _HYPOTHETICAL.search(prefix):
@@ -296,8 +305,14 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
                 reason = rest
         lo, hi = m.start() - len(x), m.end()
     what = clean(x)
-    if not what or len(what.split()) > 25:
-        return None
+    if not what or len(what.split()) > 25 or _EMPTY_OPTION.match(what):
+        return None  # "the solution is to either:" names no option
+    if status == APPROVED and origin != "user" and _ALTERNATIVES.search(what):
+        return None  # "use X or conditionally set Y" offers alternatives, it chooses none
+    if _SELF_CLAUSE.search(what):
+        return None  # "I need to figure out why it (didn't work)": the agent's own clause, no option
+    if pat.name == "avoid" and origin != "user" and len(what.split()) > 3 and not distinctive(what):
+        return None  # "avoided overengineering while delivering value": a virtue claimed, no option turned down
     if pat.tool_filter and _TOOLISH.match(what):
         return None
     if pat.name in ("failed-because", "didnt-work") and (

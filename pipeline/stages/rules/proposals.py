@@ -46,6 +46,10 @@ _OPTION_LABELED = lazy_re(
     re.I | re.M,
 )
 _OPTION_LISTED = lazy_re(r"^[ \t]*(?:\*\*|__)?([0-9]{1,2}|[A-Za-z])[.)]\s+(?:\*\*|__)?(.+)$", re.M)
+#: a markdown table row whose first cell is an option label: "| A | the option |"
+_OPTION_ROW = lazy_re(r"^[ \t]*\|\s*(?:\*\*)?(?:option\s+)?([0-9]{1,2}|[A-Za-z])(?:\*\*)?\s*\|\s*([^|\n]+?)\s*\|", re.I | re.M)
+#: the option an agent marks as its recommendation ("**Recommended:** Option B - …")
+RECOMMENDED = lazy_re(r"\brecommended\b\W{0,6}(?:option\s+)?([0-9]{1,2}|[A-Z])\b", re.I)
 
 _Q_PROPOSAL = lazy_re(
     r"(?:^|\b)(?:(?:so|then|ok(?:ay)?),?\s+)?(?:(?:shall|should)\s+(?:I|we)|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to|"
@@ -64,10 +68,13 @@ _S_PROPOSAL = lazy_re(
     r"|^(?:recommendation|proposal|suggestion|plan|recommended(?:\s+(?:approach|fix|option))?|suggested\s+(?:approach|fix|plan)|"
     r"proposed\s+(?:approach|fix|plan|change))(?:\s+for\s+[^:]{1,60})?\s*:\s*"
     r"|\blet\s+me\s+know\s+if\s+you(?:'d\s+like|\s+want)\s+me\s+to\s+"
-    r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want)))(?P<x>.+)",
+    r"|\bI\s+can\s+(?=.+\bif\s+you(?:'d)?\s+(?:like|want))"
+    r"|^(?:if\s+you(?:'d)?\s+(?:like|want|prefer)(?:\s+it)?|if\s+(?:useful|helpful|needed))\s*,?\s*I\s+can\s+(?:also\s+)?)(?P<x>.+)",
     re.I,
 )
-_PROPOSAL_LEAD = lazy_re(r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+", re.I)
+_PROPOSAL_LEAD = lazy_re(
+    r"^(?:go\s+ahead\s+and|proceed\s+(?:with|and)|to\s+go\s+with|going\s+with|go\s+with|with)\s+|^(?:改成|换成|改用|换用|使用|用)\s*", re.I
+)
 _PROPOSAL_TAIL = lazy_re(r"\s*(?:,?\s*if\s+you(?:'d)?\s+(?:like|want)|,?\s*or\s+(?:not|something\s+else)|now|next|first)\s*[.?!]*$", re.I)
 _GENERIC = lazy_re(
     r"^(?:proceed(?:\s+with\s+(?:it|this|that|these|them))?|go\s+ahead(?:\s+with\s+(?:it|this|that|these|them))?|continue|"
@@ -147,12 +154,14 @@ def _heading_proposal(text: str) -> tuple[str, int, int] | None:
 
 def options_in(text: str) -> list[tuple[str, str, int, int]]:
     """Options a message offers: ``(label, text, start, end)`` from "Option 2: …" heads, else from a numbered or
-    lettered list of at least two items."""
+    lettered list of at least two items, else from a table whose rows open with the label ("| A | … |")."""
     found = [(m.group(1).lower(), m.group(2), m.start(), m.end()) for m in _OPTION_LABELED.finditer(text)]
     if not found:
         found = [(m.group(1).lower(), m.group(2), m.start(), m.end()) for m in _OPTION_LISTED.finditer(text)]
         if len(found) < 2:
-            return []
+            found = [(m.group(1).lower(), m.group(2), m.start(2), m.end(2)) for m in _OPTION_ROW.finditer(text)]
+            if len(found) < 2:
+                return []
     out = []
     for label, body, start, end in found:
         body_clean = strip_markup(body).strip(" :.-–—")
@@ -171,6 +180,16 @@ def options_in(text: str) -> list[tuple[str, str, int, int]]:
     return out
 
 
+#: picking an option in the other languages the rules read: "选 2", "用方案B", "Aを採用", "B案で", "A로 가자",
+#: "vamos com a B", "opción 2", "prefiero la A"
+_PICK_INTL = lazy_re(
+    r"(?:选|選|选择|選擇|用|采用|採用|就)\s*(?:方案|选项|選項)?\s*([0-9]|[A-Z])(?![A-Za-z0-9])|"
+    r"(?<![A-Za-z0-9])([0-9]|[A-Z])\s*(?:案)?\s*(?:を採用|にします|でお願い|でいこう|で進め|로\s*(?:가|해|진행|할게|하자)|으로\s*(?:가|해|진행|하자)|안으로)|"
+    r"\b(?:vamos\s+(?:com|de|pela?|por)|fico\s+com|prefiro|quero|opção|opcion|opción|prefiero|quiero|elijo|escolho)\s+"
+    r"(?:(?:a|o|la|el)\s+)?(?:op(?:ção|ción|cion)\s+)?([0-9]|[A-Z])\b"
+)
+
+
 def pick_label(reply: str) -> str | None:
     """The option label a reply picks, lower case ("2", "b", or "last"), or None."""
     m = _OPTION_REF.search(reply)
@@ -180,11 +199,18 @@ def pick_label(reply: str) -> str | None:
         m = rx.match(reply)
         if m:
             return m.group(1).lower()
+    if len(reply) <= 200:
+        m = _PICK_INTL.search(reply.translate(_FULLWIDTH))
+        if m:
+            return next(g for g in m.groups() if g).lower()
     m = _ORDINAL.search(reply)
     if m:
         word = m.group(1).lower()
         return "last" if word == "last" else str(_ORDINALS[word])
     return None
+
+
+_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF10, 0xFF3B)}  # "Ａ", "２" typed by a CJK keyboard
 
 
 def resolve_option(text: str, label: str) -> tuple[str, int, int] | None:

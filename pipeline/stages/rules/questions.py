@@ -23,13 +23,14 @@ from pipeline.lazyre import lazy_re
 from pipeline.stages.rules.text import clip, strip_markup
 
 WHAT_LIMIT = 160
-QUESTION_TOOLS = frozenset({"askuserquestion", "ask_user", "askuser", "ask_followup_question", "ask_question"})
+QUESTION_TOOLS = frozenset({"askuserquestion", "ask_user", "askuser", "ask_followup_question", "ask_question", "question"})
 PLAN_TOOLS = frozenset({"exitplanmode", "exit_plan_mode"})
 
 _LABEL = lazy_re(r'"label"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
 _QUESTION = lazy_re(r'"question"\s*:\s*"((?:[^"\\]|\\.){1,400})"')
 _CHOICES = lazy_re(r'^(?:choices|options)\s*:\s*(\[.*\])\s*$', re.MULTILINE)
-_PAIR = lazy_re(r'"(?P<q>[^"\n]{3,400})"\s*=\s*"(?P<a>[^"\n]{1,300})"')
+#: ``"<question>"="<answer>"``; a question may quote words itself (``como "o primeiro"?``)
+_PAIR = lazy_re(r'"(?P<q>(?:[^"\n]|"(?!\s*=\s*")){3,400}?)"\s*=\s*"(?P<a>[^"\n]{1,300})"')
 _ANSWER_LEAD = lazy_re(
     r"^\s*(?:the\s+)?user\s+(?:selected|responded|answered|chose|replied|picked)(?:\s+with)?\s*[:\-]?\s*", re.IGNORECASE
 )
@@ -91,6 +92,21 @@ def _answers(text: str) -> list[tuple[str, str, int, int]]:
     if got:
         return got
     body = text.strip()
+    if body.startswith("{"):  # Gemini CLI ask_user: {"answers": {"0": "<label>"}}
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            obj = None
+        answers = obj.get("answers") if isinstance(obj, dict) else None
+        values = list(answers.values()) if isinstance(answers, dict) else answers if isinstance(answers, list) else []
+        out = []
+        for v in values:
+            if isinstance(v, str) and v.strip():
+                k = text.find(json.dumps(v, ensure_ascii=False)[1:-1])
+                if k >= 0:
+                    out.append(("", v.strip(), k, k + len(v)))
+        if out:
+            return out
     if not body or len(body) > 300 or "\n" in body.strip():
         return []
     lead = _ANSWER_LEAD.match(body)
@@ -119,6 +135,32 @@ def _options(call_text: str) -> list[tuple[str, int, int]]:
     return []
 
 
+#: an answer the harness gave for an absent user ("The user is not available to respond…"): it speaks of the user
+_HARNESS_ANSWER = lazy_re(r"\bthe\s+user\s+(?:is|has|was|will|did|does)\b", re.I)
+
+
+#: the label an agent marks its own recommendation with
+_RECOMMENDED = lazy_re(r"\((?:recommended|recomendad[oa]|recommandée?|empfohlen|推荐|推薦|권장|추천|おすすめ|推奨)[^)]{0,60}\)",
+                       re.IGNORECASE)
+
+
+def _group_of(call_text: str, opts: list[tuple[str, int, int]], chosen: tuple[str, int, int]) -> list[tuple[str, int, int]]:
+    """The options of the question ``chosen`` belongs to: those between the nearest ``"question"`` keys around it
+    (a call may ask several questions, each with its own options)."""
+    starts = sorted(m.start() for m in _QUESTION.finditer(call_text))
+    labels = [o for o in opts if o[1] >= 0]
+    if len(starts) <= 1:
+        return labels
+    # each question object holds its options; the options before a "question" key belong to it when the key
+    # follows them (``{"options": [...], "question": …}``), else to the one before
+    after = all(any(o[1] < q for o in labels) for q in starts[:1])
+    bounds = [0] + starts + [len(call_text)] if not after else [0] + [q + 1 for q in starts] + [len(call_text)]
+    for a, b in zip(bounds, bounds[1:]):
+        if a <= chosen[1] < b:
+            return [o for o in labels if a <= o[1] < b]
+    return labels
+
+
 def from_question(events, call: int, result: int) -> list[tuple[str, str, str, int, int, int, int]]:
     """Entries of a question tool call answered by its result."""
     ctext, rtext = events[call].text or "", events[result].text or ""
@@ -134,11 +176,13 @@ def from_question(events, call: int, result: int) -> list[tuple[str, str, str, i
         if picked:
             label = picked[0][0]
             out.append(("APPROVED", clip(label, WHAT_LIMIT), f"user picked it{ctx}", result, s0, s1, result))
-            if len(opts) == 2:
-                other = next(o for o in opts if o is not picked[0])
+            group = _group_of(ctext, opts, picked[0])
+            turned_down = [o for o in group if o is not picked[0]] if len(group) == 2 else [
+                o for o in group if o is not picked[0] and _RECOMMENDED.search(o[0])]
+            for other in turned_down:  # the one alternative, or the option the agent recommended
                 out.append(("REJECTED", clip(other[0], WHAT_LIMIT), f'user picked "{clip(label, 60)}" instead{ctx}',
                             call, other[1], other[2], result))
-        elif a and len(a.split()) <= 25:
+        elif a and len(a.split()) <= 25 and not _HARNESS_ANSWER.search(a):
             out.append(("APPROVED", clip(a, WHAT_LIMIT), f"user's answer{ctx}", result, s0, s1, result))
     return out
 

@@ -41,6 +41,9 @@ class Scan:
     # (``workflow.prompt_task_text``); Workflow and Current both ask, and the own-words screen is costly on prose
     tasks_memo: list[int] | None = None
     task_texts: dict[int, str] = field(default_factory=dict)
+    #: per-scan results other rule modules compute once (``episodes.episodes``, ``episodes.check_runs``,
+    #: ``reports``' changing calls)
+    memo: dict = field(default_factory=dict)
 
     def spans(self, index: int) -> list[tuple[int, int]]:
         """Sentence spans of event ``index``'s text (``text.sentence_spans``), computed once per event."""

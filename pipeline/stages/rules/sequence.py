@@ -35,6 +35,11 @@ _FENCE = lazy_re(r"^\s*(?:```|~~~)")
 _PROMPT_MARK = lazy_re(r"^\s*(?:\$|>|PS[^>]*>)\s+")
 
 
+def is_command_line(line: str) -> bool:
+    """Whether ``line`` starts like a command a person types (a known program, ``./script``, a ``$ `` prompt)."""
+    return bool(_COMMAND_LINE.match(line))
+
+
 def command_lines(text: str) -> list[str]:
     """The command lines of a prompt (module rules), prompt marks (``$ ``) stripped; [] when under
     ``MIN_LINES``.  A fenced block counts only when its lines start like commands too (code is not a script)."""

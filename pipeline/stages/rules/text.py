@@ -20,7 +20,7 @@ _FENCE = lazy_re(r"[ \t]*(?:```|~~~)")
 _LINE_MARK = lazy_re(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][)]|>|#{1,6})[ \t]+)*")
 _LIST_ITEM = lazy_re(r"[ \t]*(?:\*\*)?(?:[-*+•]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+")
 # A sentence end: terminal punctuation, closing quotes/brackets/markup, whitespace.
-_SENT_END = lazy_re(r"[.!?]+[\"'”’)\]*_`]*\s+")
+_SENT_END = lazy_re(r"[.!?]+[\"'”’)\]*_`]*\s+|[。！？]+[」』）”’)]*\s*")  # CJK full stops need no space after
 _ABBREV = frozenset(
     "e.g i.e etc vs cf approx fig mr mrs dr inc ltd jr sr al".split()
 )
@@ -173,8 +173,12 @@ class SimilarIndex:
             self._prefix.setdefault(t, []).append(n)
 
     def has_similar(self, toks: frozenset[str]) -> bool:
+        return self.find_similar(toks) is not None
+
+    def find_similar(self, toks: frozenset[str]) -> int | None:
+        """The position (order of ``add``) of a set similar to ``toks``, or None."""
         if not toks:
-            return False
+            return None
         seen: set[int] = set()
         sets, jaccard, contain, size = self._sets, self._jaccard, self._contain, len(toks)
         for index, probe in ((self._full, self._prefix_of(toks)), (self._prefix, toks)):
@@ -187,11 +191,11 @@ class SimilarIndex:
                     other = sets[n]
                     inter = len(toks & other)  # ``similar`` inlined: this loop is the hot one
                     if inter / (size + len(other) - inter) >= jaccard:
-                        return True
+                        return n
                     small = min(size, len(other))
                     if small >= 2 and inter / small >= contain:
-                        return True
-        return False
+                        return n
+        return None
 
 
 def norm_ts(value: str | None) -> str | None:

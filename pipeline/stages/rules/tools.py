@@ -30,7 +30,9 @@ _PATCH_FILE = lazy_re(r"\*\*\* (?:Update|Add) File: ([^\n*]+?)(?=\s*(?:\*\*\*|\n
 _VIEW_CMD = lazy_re(r"\bcommand\W+view\b")
 _SEGMENT_SPLIT = lazy_re(r"\s*(?:&&|\|\||;|\|)\s*")
 _PREFIX = lazy_re(
-    r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\d+[smh]?|env|nice|uv\s+run|poetry\s+run|pdm\s+run|"
+    r"^(?:(?:[A-Z_][A-Z0-9_]*=\S*|sudo|time|timeout\s+\d+[smh]?|env|nice|uvx|"
+    r"uv\s+run(?:\s+--(?:with|extra|group|python|project|directory)[ =]\S+|\s+--(?:no-sync|frozen|locked|all-extras))*|"
+    r"poetry\s+run|pdm\s+run|"
     r"hatch\s+run|pipenv\s+run|bundle\s+exec|npx|bunx|pnpm\s+exec|yarn\s+exec|(?:\S*/)?\.?venv/bin/|"
     r"(?:\S*/)?python3?(?:\.\d+)?\s+-m)\s*)+"
 )
@@ -80,7 +82,7 @@ _PR = lazy_re(r"\bgh\s+pr\s+create\b")
 # Failure signals in a tool result: lower-case patterns (searched in the lower-cased text) and two capitalised
 # markers (searched as written).
 _FAIL = lazy_re(
-    r"exit\s+code:?\s*[1-9]|exited\s+with\s+(?:code|status)\s+[1-9]|\"exit_code\":\s*[1-9]|exit\s+status\s+[1-9]|"
+    r"exit\s+code:?\s*[1-9]|exited\s+with\s+(?:exit\s+)?(?:code|status)\s+[1-9]|\"exit_code\":\s*[1-9]|exit\s+status\s+[1-9]|"
     r"\b[1-9]\d*\s+(?:failed|errors?)\b|traceback\s+\(most\s+recent\s+call\s+last\)|npm\s+err!|error\[e\d+\]|"
     r"(?m:^error:)|command\s+not\s+found|no\s+such\s+file\s+or\s+directory"
 )
@@ -97,8 +99,17 @@ def command_of(ev: Event) -> str:
     """The shell command of a shell tool call, on one line ("" when the event is not one)."""
     if ev.kind != "tool_call" or tool(ev) not in SHELL_TOOLS:
         return ""
-    cmd = ev.target or ev.text or ""
+    cmd = unwrap_argv(ev.target or ev.text or "")
     return " ".join(cmd.split())
+
+
+def unwrap_argv(cmd: str) -> str:
+    """A command given as an argv array (Codex's ``["bash", "-lc", "<script>"]``) as the script it runs
+    (``_argv_script``); any other text unchanged."""
+    t = cmd.strip()
+    if not t.startswith("[") or not t.endswith("]"):
+        return cmd
+    return _argv_script(t) or cmd
 
 
 _ARG_KEY = lazy_re(
@@ -123,7 +134,30 @@ def raw_command(ev: Event) -> str:
     end = _ARG_KEY.search(raw)
     if end:
         raw = raw[: end.start()]
+    if raw.startswith("["):  # Codex's argv form: ["bash", "-lc", "<script>"]
+        script = _argv_script(raw)
+        if script:
+            return script
     return raw if " ".join(raw.split()) == flat or len(flat) < len(" ".join(raw.split())) else flat
+
+
+def _argv_script(raw: str) -> str:
+    """The script of an argv list rendered as JSON (``["bash", "-lc", "cat > f <<EOF\\n…"]`` -> the script with
+    its line breaks; ``["git", "status"]`` -> ``git status``); "" when ``raw`` is no such list."""
+    import json
+
+    try:
+        argv = json.loads(raw.strip())
+    except ValueError:
+        return ""
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return ""
+    for k, a in enumerate(argv[:-1]):
+        if a in ("-c", "-lc", "-ic", "-Command", "/c", "/C"):
+            return argv[k + 1]
+    import shlex
+
+    return shlex.join(argv)
 
 
 def edit_paths(ev: Event) -> list[str]:
@@ -226,7 +260,15 @@ def failed(result: Event | None, *, deep: bool = True) -> bool:
     low = text.lower()
     if not any(w in low for w in _FAIL_WORDS):
         return False
+    if "error: (none)" in low:  # Gemini CLI's shell output names an empty error field: not a failure
+        low = low.replace("error: (none)", "")
+        text = _NO_ERROR.sub("", text)
+        if not any(w in low for w in _FAIL_WORDS):
+            return False
     return bool(_FAIL.search(low) or _FAIL_CAPS.search(text))
+
+
+_NO_ERROR = lazy_re(r"(?i)error:\s*\(none\)")
 
 
 def relative(path: str, cwd: str | None) -> str:
@@ -247,7 +289,7 @@ _RUNNER_FAIL = lazy_re(
     r"Tests?:?\s+.*\b[1-9]\d* failed.*|Test Suites:.*\b[1-9]\d* failed.*|.*\btest result: FAILED.*|"
     r".*\berror TS\d+:.*|.*\berror\[E\d+\].*|error: could not compile.*|Found [1-9]\d* errors?\b.*|"
     r".*✖ [1-9]\d* problems?.*|[1-9]\d* (?:failing|failed)\b.*|.*\b[1-9]\d* failed(?:,|;| in\b).*|"
-    r".*\bCommand timed out after\b.*|.*\bTimed out after\b.*|npm ERR!.*|npm error .*)$"
+    r".*\bCommand timed out after\b.*|.*\bTimed out after\b.*|npm ERR!.*|npm error .*|make(?:\[\d+\])?: \*\*\* .*)$"
 )
 # The cause lines worth naming when a run failed without a runner summary (first match wins).
 _CAUSE = lazy_re(
@@ -257,7 +299,8 @@ _CAUSE = lazy_re(
 )
 _RUNNER_PASS = lazy_re(
     r"(?m)(?:^=*\s*\d+ passed\b|\btest result: ok\b|^Tests?:?\s+\d+ passed\b|^ok\s+\S+|^\s*\d+ passing\b|"
-    r"All checks passed|^Success: no issues found|Build succeeded|Compiled successfully|^\s*Finished\b)"
+    r"All checks passed|^Success: no issues found|Build succeeded|Compiled successfully|^\s*Finished\b|"
+    r"^\[100%\] Built target\b)"
 )
 _NO_COMMIT = lazy_re(r"nothing to commit|no changes added to commit|nothing added to commit")
 _COMMIT_LINE = lazy_re(r"(?m)^\[(?P<branch>[^\]\s]+)(?: \(root-commit\))? (?P<sha>[0-9a-f]{7,40})\] (?P<title>.*)$")
@@ -392,7 +435,7 @@ def failure_line(text: str) -> str:
 # open theirs; the rest sit on that line because ``.`` stops at a line break): a line without any cannot start a
 # match, so the pattern (whose ``.*`` alternatives cost a scan of the rest of the line at every line start) is
 # only tried at the starts of lines that hold one.
-_RUNNER_FAIL_KEYS = ("fail", "FAIL", "error", "Found ", "✖", "imed out after", "npm ", "Test")
+_RUNNER_FAIL_KEYS = ("fail", "FAIL", "error", "Found ", "✖", "imed out after", "npm ", "Test", "make")
 
 
 def _runner_fail(text: str) -> re.Match[str] | None:
@@ -535,14 +578,16 @@ def push_done(raw_cmd: str, result: Event | None) -> bool:
     return True
 
 
-def _argv(seg: str) -> list[str]:
+def _argv(seg: str, *, strict: bool = False) -> list[str]:
+    """The words of a command's first line (shell quoting read); when its quotes do not close, its words split at
+    whitespace, or [] if ``strict`` (a script cut off or spread over lines: its words name no files)."""
     import shlex
 
     first = seg.split("\n", 1)[0]
     try:
         return shlex.split(first, posix=True)
     except ValueError:
-        return first.split()
+        return [] if strict else first.split()
 
 
 def created_ref(raw_cmd: str, result: Event | None) -> tuple[str, str, bool] | None:
@@ -630,7 +675,7 @@ def shell_edits(raw_cmd: str, full: str | None = None) -> list[tuple[str, bool]]
             out.append((m.group(2).strip(), m.group(1) == "Add"))
         return list(dict.fromkeys(out))
     for seg, _ in split_shell(raw_cmd):
-        argv = _argv(seg)
+        argv = _argv(seg, strict=True)
         if not argv:
             continue
         prog = argv[0].rsplit("/", 1)[-1]
@@ -663,7 +708,14 @@ def shell_edits(raw_cmd: str, full: str | None = None) -> list[tuple[str, bool]]
             files = args if explicit and prog != "perl" else args[1:]
             out.extend((a, False) for a in files)
         elif prog in ("cp", "mv"):
-            args = [a for a in argv[1:] if not a.startswith("-")]
+            args, skip = [], False
+            for a in argv[1:]:
+                redirect = re.fullmatch(r"\d*(?:>>?|<|&>)(.*)", a)
+                if skip or redirect:
+                    skip = bool(redirect) and not redirect.group(1)  # "2> log": the next word is the target
+                    continue
+                if not a.startswith("-"):
+                    args.append(a)
             if len(args) >= 2:
                 out.append((args[-1], True))
     keep = []

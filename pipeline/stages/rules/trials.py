@@ -24,16 +24,23 @@ Each fact quotes the failed result's error line (evidence rule).  Linear: each f
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.stages.rules import tools
 from pipeline.stages.rules.scan import Scan
 
+#: the harness's words when the user declined a tool call (``decisions`` reads those)
+DENIED = lazy_re(
+    r"user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|user\s+(?:rejected|denied|declined)|denied[-\s]interactively|"
+    r"rejected\s+by\s+(?:the\s+)?user|permission\s+denied\s+by\s+(?:the\s+)?user",
+    re.IGNORECASE,
+)
+
 RETRY_WINDOW = 8  # later calls a failed call's retry may be
-MAX_TRIALS = 8  # facts from this module
 CMD_LIMIT = 80  # characters of a command shown
-ERR_LIMIT = 95  # characters of an error line shown
+ERR_LIMIT = 130  # characters of an error line shown
 PATH_LIMIT = 28  # a longer path is shown as …/<last part>
 MIN_SIMILAR = 0.5  # share of the failed command's words the retry must hold
 
@@ -60,7 +67,7 @@ _ERR_LINE = lazy_re(
 _GENERIC = lazy_re(
     r"^(?:npm\s+(?:error|ERR!)\s+(?:code|path|command|errno|syscall|A\s+complete\s+log|signal)\b|exit\s+code:?\s*\d+$|"
     r"error:\s+command\s+failed|.*\bcommand\s+failed$|.*\ba\s+complete\s+log\b|.*\bfor\s+more\s+(?:info|details)\b|"
-    r"traceback\s+\(most\s+recent|\s*at\s+\S+\s+\(|\s*File\s+\")",
+    r"traceback\s+\(most\s+recent|\s*at\s+\S+\s+\(|\s*File\s+\"|error\s+conda\.cli\.main_run)",
     re.I,
 )
 _HINT = lazy_re(r"\b(?:use|set|try|run|pass|add|did\s+you\s+mean|to\s+override|instead|hint)\b|--\w", re.I)
@@ -71,6 +78,7 @@ _FIX_HINT = lazy_re(
     re.I,
 )
 _GLYPH_ERR = lazy_re(r"[✖✗✘❌]")
+_ERRNO_CODE = lazy_re(r"\bE[A-Z]{3,}\b|\breason:")
 _DECOR = lazy_re(r"[─│╭╮╰╯═║┌┐└┘]+|^\s*(?:[✖✗✘❌⚠]\s*)?(?:\[[\dT:.\-Z ]+\]\s*)?")
 _MASK = lazy_re(r"\d+|[0-9a-f]{7,}|'[^']*'|\"[^\"]*\"|`[^`]*`|\S*[/\\]\S*")
 _WORD = lazy_re(r"[A-Za-z0-9_.-]+")
@@ -92,7 +100,14 @@ _NOISE_SEG = lazy_re(r"^(?:echo|printf|#|true|:$)", re.I)
 #: …nor is a test that fails on the code under work (the fix is in the code, not in the call)
 _OWN_TYPO = lazy_re(
     r"\b(?:SyntaxError|IndentationError|unexpected\s+(?:token|EOF|end\s+of\s+file)|unterminated)\b|"
-    r"^FAILED\s|^E?\s*AssertionError\b|\bassert\s.+==|\b\d+\s+(?:failed|failing)\b|\btests?\s+failed\b",
+    r"^FAILED\s|^E?\s*AssertionError\b|\bassert\s.+==|\b\d+\s+(?:failed|failing)\b|\btests?\s+failed\b|"
+    r"(?m:^\s*usage:\s)",  # a command called the wrong way prints its usage
+    re.I,
+)
+#: a path that is not there, as a reading or listing command says it
+_NO_PATH = lazy_re(
+    r"no\s+such\s+file\s+or\s+directory|cannot\s+access|can't\s+read|cannot\s+open|cannot\s+find\s+the\s+path|"
+    r"does\s+not\s+exist|(?:file|path|directory)\s+not\s+found",
     re.I,
 )
 
@@ -109,6 +124,7 @@ class Trial:
     weak: bool = True  # no retry, or one that shares under three quarters of the failed command's words
 
 
+@lru_cache(maxsize=256)
 def error_span(text: str) -> tuple[int, int] | None:
     """``(start, end)`` of the line of ``text`` that best states its error: a cause-naming line (a status glyph,
     a reason after a colon, a hint such as "Use ALLOW_DIRTY=1 to override") beats a generic runner line
@@ -132,6 +148,8 @@ def error_span(text: str) -> tuple[int, int] | None:
             score += 1
         if _HINT.search(body):
             score += 1
+        if _ERRNO_CODE.search(body):
+            score += 2  # "getaddrinfo ENOTFOUND registry.npmjs.org" names the cause
         if best is None or score > best[0]:
             lead = len(line) - len(line.lstrip())
             end = start + lead + len(body)
@@ -155,7 +173,23 @@ def _squeeze(text: str) -> str:
         tail = p.rstrip("/\\'\"").replace("\\", "/").rsplit("/", 1)[-1]
         return "…/" + tail if tail else p
 
-    return _PATH.sub(short, text)
+    return _PATH.sub(short, _URL.sub(_short_url, text))
+
+
+_URL = lazy_re(r"\b[a-z][\w+.-]*://[^\s`'\"<>)]+")
+
+
+def _short_url(m: re.Match) -> str:
+    """A URL as its scheme and host, then ``…/<last part>`` when it is long (the host is what failed)."""
+    url = m.group(0)
+    if len(url) <= PATH_LIMIT + 12:
+        return url
+    host = _URL_HOST.match(url)
+    tail = url.rstrip("/").rsplit("/", 1)[-1][:40]
+    return f"{host.group(0)}/…/{tail}" if host and tail and host.end() < len(url) else url
+
+
+_URL_HOST = lazy_re(r"^[a-z][\w+.-]*:/+[^/\s]+")
 
 
 def _clean(line: str, limit: int) -> str:
@@ -176,7 +210,7 @@ def _what(ev) -> str:
     """What the call ran or touched, on one line: the shell command, else ``tool target``."""
     if tools.command_of(ev):
         m = _ARG_COMMAND.search(ev.text or "")
-        return (m.group(1) if m else ev.target or "").strip()
+        return tools.unwrap_argv((m.group(1) if m else ev.target or "").strip()).strip()
     target = " ".join((ev.target or "").split())
     return f"{tools.tool(ev)} {target}".strip()
 
@@ -202,13 +236,122 @@ def _diff(failed: str, fixed: str) -> tuple[str, str]:
     return da, db
 
 
+def _worked(failed: str, fixed: str) -> str:
+    """How the retry that worked differs: the whole command when it fits, else the words it dropped and added
+    ("worked without `.claude/`", "worked with `--break-system-packages`")."""
+    shown = f"`{_short(fixed)}` worked"
+    if len(" ".join(fixed.split())) <= CMD_LIMIT:
+        return shown
+    a, b = fixed.split(), failed.split()
+    gone = [w for w in b if w not in a]
+    new = [w for w in a if w not in b]
+    if a[:1] != b[:1] or not (gone or new) or len(gone) + len(new) > 3 or len(" ".join(gone + new)) > CMD_LIMIT:
+        return shown  # another command, or many changes: the command itself says it best
+    parts = ([f"without `{_short(' '.join(gone))}`"] if gone else []) + ([f"with `{_short(' '.join(new))}`"] if new else [])
+    return "it worked " + " and ".join(parts)
+
+
 def _signature(line: str) -> str:
     return " ".join(_MASK.sub("#", line.lower()).split())
 
 
+#: the harness reporting how the agent used a tool or that the user stopped it, not anything about the environment:
+#: an edit whose old text did not match, a file edited before it was read, a call the user aborted or interrupted
+_MECHANICS = lazy_re(
+    r"no\s+(?:match|replacement\s+was\s+performed)|old_str(?:ing)?\b.{0,40}\b(?:not\s+found|not\s+unique|did\s+not\s+appear)|"
+    r"string\s+to\s+replace\s+not\s+found|found\s+\d+\s+matches\s+of\s+the\s+string|has\s+not\s+been\s+read\s+yet|"
+    r"read\s+it\s+first|exceeds\s+maximum\s+allowed\s+tokens|usage\s+limit\s+reached",
+    re.IGNORECASE,
+)
+#: a read of a path that is not there: the agent looking for something, not a trap (unless a write failed the same)
+_NOT_THERE = lazy_re(r"^(?:error:\s*)?(?:file|path)\s+(?:does\s+not|doesn't)\s+exist|^file\s+not\s+found", re.IGNORECASE)
+#: the user stopped the call before it finished
+_INTERRUPTED = lazy_re(
+    r"user\s+(?:aborted|interrupted|cancell?ed)|interrupted\s+by\s+(?:the\s+)?user|request\s+interrupted", re.IGNORECASE
+)
+
+
+_HEAD_SKIP = lazy_re(r"^(?:cd\s+\S+\s*(?:&&|;)\s*|(?:[A-Z_][A-Z0-9_]*=\S*\s+)+|sudo\s+|env\s+|time\s+)+")
+
+
+def _head(cmd: str) -> str:
+    """The program and its first argument word, after ``cd X &&``, variables and ``sudo``: "nix flake", "git push";
+    the same for two commands means a retry of the same thing."""
+    words = [w for w in _HEAD_SKIP.sub("", cmd.strip()).split() if not w.startswith("-")][:2]
+    return " ".join(words)
+
+
+#: what only filters a command's output: a pipe into grep/tail/head/tee/less/sort, a redirection, ``&& grep …``
+_FILTERS = lazy_re(r"\s*(?:\||&&)\s*(?:grep|rg|tail|head|tee|less|sort|uniq|wc|cut|awk|sed\s+-n)\b[^|;&]*|\s*\d?>&?\d?\s*(?:/dev/null)?")
+
+
+def _wraps(cmd: str, head: str) -> bool:
+    """Whether ``cmd`` runs ``head``'s program through another one (``npx node@20 x.js``, ``uv run pytest``,
+    ``conda run -n env python x.py``): a word of it starts with the program and the head's second word follows."""
+    prog, _, arg = head.partition(" ")
+    words = cmd.split()
+    for k, w in enumerate(words):
+        if w.startswith(prog) and (not arg or arg in words[k + 1:]):  # "git -C dir log" runs "git log"
+            return True
+    return False
+
+
+#: a script the agent typed inline (``python - <<'PY'``, ``python -c "…"``, ``node -e``): its exceptions are the
+#: agent's own code failing, unless a module or a file is missing (that is the environment)
+_INLINE_SCRIPT = lazy_re(r"\b(?:python3?|node|ruby|perl)\s+(?:-\s*<<|-[ce]\s)")
+_ENV_MISSING = lazy_re(r"ModuleNotFoundError|ImportError|No\s+module\s+named|Cannot\s+find\s+module|command\s+not\s+found")
+
+
+def own_failure(text: str) -> bool:
+    """Whether a failed result reads as the agent's own mistake or the code under work failing its tests (a syntax
+    error, an assertion, "3 failed"), not as something about the environment."""
+    return bool(_OWN_TYPO.search(text))
+
+
+def _passed_later(s: Scan, calls: list[int], n: int, what: str) -> bool:
+    """Whether a later call running the same thing as ``calls[n]`` (the same command; for other tools the same
+    arguments) succeeded."""
+    events = s.events
+    shell = bool(tools.command_of(events[calls[n]]))
+    same = (lambda j: _what(events[j]) == what) if shell else (lambda j: events[j].text == events[calls[n]].text)
+    for j in calls[n + 1:]:
+        if same(j) and not tools.failed(events[s.result_of[j]], deep=False):
+            return True
+    return False
+
+
+#: a line that says only that the call ended, or a harness's header (Codex: "Chunk ID: …", "Wall time: …")
+_EXIT_ONLY = lazy_re(
+    r"^(?:exit\s+code:?\s*\d+|<exited\s+with\s+exit\s+code\s+\d+>|error:?|failed\.?|process\s+exited\s+with\s+code\s+\d+|"
+    r"(?:chunk\s+id|wall\s+time|original\s+token\s+count|total\s+output\s+lines|output)\s*:.*)$",
+    re.I,
+)
+
+
+_PROGRAM_SAYS = lazy_re(r"^[\w.+-]{1,30}:\s+\S")
+
+
+def _first_line(text: str) -> tuple[int, int] | None:
+    """The line of a failed result whose lines hold no error word that says most about it: the first one shaped
+    ``program: message`` ("sudo: a terminal is required to read the password"), else the last one that says more
+    than its exit code (git's "nothing to commit, working tree clean" after "On branch main")."""
+    pos = 0
+    last = None
+    for line in text.splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
+        body = line.strip()
+        if len(body) >= 8 and not _EXIT_ONLY.match(body):
+            lead = len(line) - len(line.lstrip())
+            span = (start + lead, start + lead + len(body))
+            if _PROGRAM_SAYS.match(body):
+                return span
+            last = span
+    return last
+
+
 def build(s: Scan) -> list[Trial]:
-    """Trial-and-error facts of ``s`` (module rules), at most ``MAX_TRIALS``: blocked calls first, then changed
-    retries, missing capabilities, repeated errors; chronological within a rank."""
+    """Trial-and-error facts of ``s`` (module rules), chronological; ``rank`` (blocked, changed retry, missing
+    capability, any other failure) is the prior ``facts`` gives each (``candidates`` weighs and picks them)."""
     events = s.events
     calls = [i for i in s.calls if i in s.result_of]
     users = s.users
@@ -219,6 +362,7 @@ def build(s: Scan) -> list[Trial]:
             for p in tools.edit_paths(ev) or ([ev.target] if tools.is_create(ev) and ev.target else []):
                 written_ok[p] = i
     seen: dict[str, Trial] = {}
+    out_stopped: list[Trial] = []
     counts: dict[str, int] = {}
     order: list[str] = []
     u = 0
@@ -228,7 +372,20 @@ def build(s: Scan) -> list[Trial]:
         if not (res.text or "").strip() or not tools.failed(res, deep=False):
             continue
         text = res.text
-        span = error_span(text[:4000])
+        if DENIED.search(text[:400]) or _MECHANICS.search(text[:400]):
+            continue  # the user declined the call, or the agent misused its edit tool: not the environment
+        if _NOT_THERE.search(text.strip()[:200]) and not tools.command_of(events[i]) and not tools.edit_paths(events[i]):
+            continue  # a read tool looking for a file that is not there
+        if tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))) and _NO_PATH.search(text[:600]):
+            continue  # a reading or listing command guessing a path: the agent looking around, not a trap
+        if _INLINE_SCRIPT.search(_what(events[i])) and not _ENV_MISSING.search(text[:4000]):
+            continue  # the agent's own inline script failing: its code, not the environment
+        stopped = _INTERRUPTED.search(text[:400])
+        if stopped:  # a run the user stopped never finished: what it would have shown is not known
+            out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
+                                     stopped.start(), stopped.end(), 0, True))
+            continue
+        span = error_span(text[:4000]) or _first_line(text[:4000])
         if span is None:
             continue
         a, b = span
@@ -244,6 +401,7 @@ def build(s: Scan) -> list[Trial]:
         what = _what(ev)
         shell = bool(tools.command_of(ev))
         fw = _words(" ".join(_parts(what)))
+        heads = {_head(p) for p in _parts(what)} | {_head(what)}  # a retry may redo any step of a compound command
         fix = None
         best = 0.0
         typo = bool(_OWN_TYPO.search(err))
@@ -259,6 +417,10 @@ def build(s: Scan) -> list[Trial]:
             da, db = _diff(what, ow)
             if shell and _diagnostic(_parts(db)) and not _diagnostic(_parts(da)):
                 continue
+            if shell and not any(_head(ow) == h or _wraps(ow, h) for h in heads):
+                continue  # another program ("nix develop …" after "nix flake check"): not a retry of it
+            if shell and _FILTERS.sub("", ow).strip() == _FILTERS.sub("", what).strip():
+                continue  # the same run with its output filtered ("… | grep FAIL"): a look at it, not a fix
             share = len(fw & _words(" ".join(_parts(ow)))) / max(1, len(fw))
             if share >= MIN_SIMILAR and share > best:
                 best, fix = share, ow
@@ -267,7 +429,7 @@ def build(s: Scan) -> list[Trial]:
         if fix is not None:
             da, db = _diff(what, fix)
             verb = "was blocked" if blocked else "failed"
-            fact = f"`{_short(da)}` {verb} ({shown}); `{_short(db)}` worked"
+            fact = f"`{_short(da)}` {verb} ({shown}); " + _worked(da, db)
             rank = 0 if blocked else 1
         elif blocked:
             fact = f"`{_short(what)}` was blocked: {shown}"
@@ -280,8 +442,10 @@ def build(s: Scan) -> list[Trial]:
             if paths and all(written_ok.get(p, -1) < i for p in paths):
                 fact = f"`{_short(what)}` failed and was not retried: {shown}"
                 rank = 2
+            elif _passed_later(s, calls, n, what):
+                continue  # the same call passed later, after edits: the code under work, not the environment
             else:
-                fact = ""
+                fact = f"`{_short(what)}` failed: {shown}"
                 rank = 3
         if typo:
             continue
@@ -295,14 +459,7 @@ def build(s: Scan) -> list[Trial]:
     out: list[Trial] = []
     for sig in order:
         t = seen[sig]
-        if not t.text:
-            if counts[sig] < 3:
-                continue
-            t.text = _clean(events[t.ev].text[t.start:t.end], ERR_LIMIT)
         if counts[sig] >= 2:
             t.text += f" (seen {counts[sig]} times)"
         out.append(t)
-    out.sort(key=lambda t: t.rank)
-    out = out[:MAX_TRIALS]
-    out.sort(key=lambda t: t.ev)
-    return out
+    return sorted(out + out_stopped, key=lambda t: t.ev)

@@ -187,12 +187,14 @@ _SOURCE = (r"(?:readme|read\s?me|(?:web\s?)?pages?|site|website|article|blog(?:\
            r"search\s+results|(?:text|contents?)\s+(?:of|from)|pasted|paste|copied|copy-?paste|quoted|verbatim|"
            r"fetched|webfetch|scraped|downloaded|forwarded)")
 _QUOTE_VERB = r"(?:says|said|reads|states|stated|writes|wrote|contains|mentions|returned|returns|shows|printed|replied)"
-#: a line that introduces someone else's text below it: names a source (or a paste) and ends in a colon
-_LEAD_IN = lazy_re(rf"^(?=.{{0,240}}$).*(?:\b{_SOURCE}\b.*|\b{_QUOTE_VERB}\s*)[:：]\s*$", re.IGNORECASE)
+#: a line that introduces someone else's text below it: names a source (or a paste) and ends in a colon; a source
+#: word inside a name (``@agent-docs-architect``, ``docs/api``) names no source
+_LEAD_IN = lazy_re(rf"^(?=.{{0,240}}$).*(?:(?<![\w@/-]){_SOURCE}(?![\w/-]).*|\b{_QUOTE_VERB}\s*)[:：]\s*$", re.IGNORECASE)
 #: the same on one line, right before the evidence ("the page says: APPROVED: …")
 _LEAD_IN_TAIL = lazy_re(rf"(?:\b{_SOURCE}\b[^:：]{{0,80}}|\b{_QUOTE_VERB}\s*)[:：]\s*[\"“«„]?\s*$", re.IGNORECASE)
 _LABEL_START = lazy_re(rf"^[ \t>*_#-]*{_MARKER}", re.IGNORECASE)
 _FENCE = lazy_re(r"^[ \t]*(?:```|~~~)")
+_CODE_SPAN = lazy_re(r"`[^`\n]+`")  # a path in a code span ("`docs/x.md`") names no source
 _BLOCKQUOTE = lazy_re(r"^[ \t]*>")
 _TAG_OPEN = lazy_re(r"<([A-Za-z][\w:-]{0,40})(?:\s[^<>\n]{0,300})?>")
 _WRAPPERS = frozenset(
@@ -269,7 +271,7 @@ def _profile(text: str) -> _Profile:
         if _BLOCKQUOTE.match(raw):
             regions.append((ls, le, "inside a '>' quote"))
             continue
-        if _LEAD_IN.match(line.strip()) and not _LABEL_START.match(line):
+        if _LEAD_IN.match(_CODE_SPAN.sub("`…`", line).strip()) and not _LABEL_START.match(line):
             if text[le:].strip():
                 regions.append((le, n, "in pasted or fetched text introduced by " + repr(raw.strip()[:60])))
                 break

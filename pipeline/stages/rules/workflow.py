@@ -14,6 +14,7 @@ Rules:
   answered by assistant messages alone (no tool call before the next prompt) and sharing no content word
   with the next task ("whats my localhost address" before "remove the BoundaryNote import…"); the latest
   task is always kept;
+* not a task: the same task sent again with small changes (a typo fixed; ``_resent``): the later one stands;
 * not a task: a later greeting ("oi", "你好") or a single word with no identifier ("thanks!"); a short answer to the agent's question ("yes", "both", "1", "sim", "好的") — short means at
   most ``ANSWER_WORDS`` words (or ``ANSWER_CHARS`` characters of CJK text) right after an assistant message
   that asks or offers options; a bare option pick anywhere; the same prompt again (duplicated history);
@@ -109,9 +110,14 @@ _GREETING = lazy_re(
 _MARKER = lazy_re(r"^\W*(?:APPROVED|REJECTED|DECISION|DECIDED)\W*:", re.IGNORECASE)
 _CJK = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
-FIRST_PROMPT_LIMIT = 1200  # characters
-TASK_LIMIT = 220  # characters per task line (after the prefix)
+FIRST_PROMPT_LIMIT = 1200  # characters of the first prompt at least
+FIRST_PROMPT_MAX = 2400  # characters of the first prompt at most, when the task lines leave room
+TASK_LIMIT = 220  # characters per task line (after the prefix) at least
+TASK_LIMIT_MAX = 400  # characters per task line at most, when there are few
+ACTIVE_LIMIT = 600  # characters of the active (latest) task line
+BUDGET = 4000  # characters the section aims at: the task lines share what the first prompt leaves
 MAX_TASKS = 12
+KEEP_NEWEST = 4  # task lines always kept when there are more than MAX_TASKS
 #: a question the agent settled in one reply: it asks (ends with "?", or opens with an interrogative word in one of
 #: the languages the rules read), and is short
 SIDE_QUESTION_WORDS = 25
@@ -152,11 +158,20 @@ def is_redirection(text: str) -> bool:
 
 
 def task_text(text: str) -> str:
-    """The user's own words of a prompt: "" for a template, a pasted document or an explicit decision line
-    (``APPROVED: …``, which the Decision Log takes); pasted, quoted and fetched blocks and paragraphs that address
-    a model cut away (``untrusted.own_words``); ``Pasted output: <error line>`` for a pasted log."""
-    if paste.is_template(text) or _MARKER.match(text):
+    """The user's own words of a prompt: the arguments the user typed into an expanded command template
+    (``template_args``), ``<lead> <title> (files: …)`` for a document handed over under a line of the user's
+    (``lead_document``: "Implement the following plan:" and the plan), else "" for a template, a pasted document or
+    an explicit decision line (``APPROVED: …``, which the Decision Log takes); pasted, quoted and fetched blocks and
+    paragraphs that address a model cut away (``untrusted.own_words``); ``Pasted output: <error line>`` for a pasted
+    log."""
+    if _MARKER.match(text):
         return ""
+    if paste.is_template(text):
+        args = template_args(text)
+        if args and not untrusted.address_problem(args):
+            return args
+        led = lead_document(text)
+        return led if led and not untrusted.address_problem(led) else ""
     screened = untrusted.own_words(text)
     if screened is not text:  # pasted, quoted or fetched blocks, and paragraphs addressing a model, blanked
         text = "\n".join(ln for ln in screened.splitlines() if ln.strip())
@@ -168,6 +183,48 @@ def task_text(text: str) -> str:
         pasted = f"Pasted output: {err}" if err else ""
         return " ".join(x for x in (lead, pasted) if x)
     return paste.own_words(text) or text.strip()
+
+
+_TEMPLATE_ARGS = lazy_re(r"\A\s*(?:#{1,4}[^\n]*\n\s*)+(?:```|~~~)[\w-]*[ \t]*\n(.*?)\n?[ \t]*(?:```|~~~)", re.DOTALL)
+_HEADING_LINE = lazy_re(r"^#{1,4}\s+(\S.*)$")
+_DOC_PATH = lazy_re(r"`((?:[\w.@~-]+/)+[\w.@-]+|[\w-]+\.[A-Za-z]\w{0,5})`")
+MAX_DOC_PATHS = 3
+
+
+def template_args(text: str) -> str:
+    """The arguments the user typed into an expanded command template: the first fenced block when only headings
+    come before it (spec-kit's ``## User Input`` block, and templates shaped like it), stripped; "" when the
+    template has none or they are empty."""
+    m = _TEMPLATE_ARGS.match(text)
+    return m.group(1).strip() if m else ""
+
+
+def lead_document(text: str) -> str:
+    """``<lead> <title> (files: a, b)`` for a prompt that is a line or two of the user's (or the harness's
+    "Implement the following plan:") over a markdown document: the lead, the document's first heading, and the
+    first paths it names in code spans (at most ``MAX_DOC_PATHS``); "" when the prompt opens with a heading or a
+    fence (a template), or its lead is longer than a few lines."""
+    lines = text.strip().splitlines()
+    lead: list[str] = []
+    for k, line in enumerate(lines[:6]):
+        h = _HEADING_LINE.match(line.strip())
+        if h:
+            if not lead:
+                return ""
+            rest = "\n".join(lines[k + 1:])
+            paths: list[str] = []
+            for m in _DOC_PATH.finditer(rest):
+                p = m.group(1)
+                if not any(p == q or q.endswith("/" + p) for q in paths):  # `installer.py` after `src/x/installer.py`
+                    paths.append(p)
+            paths = paths[:MAX_DOC_PATHS]
+            head = one_line(" ".join(lead) + " " + strip_markup(h.group(1)))
+            return head + (f" (files: {', '.join(paths)})" if paths else "")
+        if line.lstrip().startswith(("```", "~~~")):
+            return ""
+        if line.strip():
+            lead.append(line.strip())
+    return ""
 
 
 def prompt_task_text(s: Scan, index: int) -> str:
@@ -235,7 +292,23 @@ def _tasks(s: Scan) -> list[int]:
             continue
         seen.add(key)
         out.append(i)
-    return [i for k, i in enumerate(out) if k == len(out) - 1 or not _side_question(s, i, out[k + 1])]
+    return [i for k, i in enumerate(out)
+            if k == len(out) - 1 or not (_side_question(s, i, out[k + 1]) or _resent(s, i, out[k + 1]))]
+
+
+RESENT_SIMILARITY = 0.8  # character-bigram overlap (Jaccard) from which a task sent again replaces the one before
+RESENT_MIN_CHARS = 30  # shorter tasks differ by a word and mean something else ("tests for refunds" / "returns")
+
+
+def _resent(s: Scan, i: int, nxt: int) -> bool:
+    """Whether task ``nxt`` is task ``i`` sent again with small changes (a typo fixed, a word translated): their
+    own words, each at least ``RESENT_MIN_CHARS`` long, share ``RESENT_SIMILARITY`` of their character bigrams (any
+    script) and differ in length by under a third.  The later one stands."""
+    a, b = one_line(prompt_task_text(s, i)).lower(), one_line(prompt_task_text(s, nxt)).lower()
+    if min(len(a), len(b)) < RESENT_MIN_CHARS or abs(len(a) - len(b)) * 3 > max(len(a), len(b)):
+        return False
+    x, y = {a[k:k + 2] for k in range(len(a) - 1)}, {b[k:k + 2] for k in range(len(b) - 1)}
+    return bool(x and y) and len(x & y) / len(x | y) >= RESENT_SIMILARITY
 
 
 def _side_question(s: Scan, i: int, nxt: int) -> bool:
@@ -253,7 +326,7 @@ def _side_question(s: Scan, i: int, nxt: int) -> bool:
 
 
 def build(s: Scan) -> str | None:
-    """The Approved Workflow text, or None when the transcript holds no request at all."""
+    """The Approved Workflow text, or None when the transcript holds no request at all (module rules)."""
     found = tasks(s)
     lines: list[str] = []
     first = found[0] if found else None
@@ -262,22 +335,133 @@ def build(s: Scan) -> str | None:
         lines.extend(_from_summary(s.events[before[0]].text))
     if first is None:
         return "\n".join(lines) or None
-    if not lines:
-        lines.append(clip_block(prompt_task_text(s, first), FIRST_PROMPT_LIMIT))
-        later = found[1:]
-    else:
-        later = found
+    opening = None if lines else prompt_task_text(s, first)
+    later: list[tuple[int, str, str]] = [(i, "task", _as_commands(prompt_task_text(s, i)))
+                                         for i in (found[1:] if opening is not None else found)]
+    later += [(i, "plan", text) for i, text in approved_plans(s)]
+    later = _deduped(sorted(later))
     if len(later) > MAX_TASKS:
-        lines.append(f"({len(later) - MAX_TASKS} earlier task(s) left out)")
-        later = later[-MAX_TASKS:]
-    for n, i in enumerate(later):
-        text = _as_commands(prompt_task_text(s, i))
-        label = "Redirected" if is_redirection(text) else "Task"
+        lines_left = len(later) - MAX_TASKS
+        later = _kept_tasks(later)
+        note = f"({lines_left} task(s) left out)"
+    else:
+        note = ""
+    per = max(TASK_LIMIT, min(TASK_LIMIT_MAX, (BUDGET - min(len(opening or ""), FIRST_PROMPT_LIMIT)) // max(1, len(later))))
+    shown = [clip(text, TASK_LIMIT if _pasted(text) else ACTIVE_LIMIT if n == len(later) - 1 else per)
+             for n, (_, _, text) in enumerate(later)]
+    if opening is not None:
+        room = BUDGET - sum(len(x) + 40 for x in shown)
+        lines.append(clip_block(opening, max(FIRST_PROMPT_LIMIT, min(FIRST_PROMPT_MAX, room))))
+    if note:
+        lines.append(note)
+    for n, ((i, kind, text), line) in enumerate(zip(later, shown)):
+        label = "Approved plan" if kind == "plan" else ("Redirected" if is_redirection(text) else "Task")
         if n == len(later) - 1:
             label = "Active " + label.lower().replace("redirected", "redirection")
-        ts = s.ts(i) or "unknown-time"
-        lines.append(f"{label} {ts}: {clip(text, TASK_LIMIT)}")
+        lines.append(f"{label} {s.ts(i) or 'unknown-time'}: {line}")
     return "\n".join(lines)
+
+
+def _deduped(items: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """``items`` without a plan line whose text the next task repeats ("Implement the following plan: <title>"
+    after the plan was approved)."""
+    out = []
+    for k, item in enumerate(items):
+        nxt = items[k + 1] if k + 1 < len(items) else None
+        if item[1] == "plan" and nxt is not None and item[2].split(" (files:")[0] in nxt[2]:
+            continue
+        out.append(item)
+    return out
+
+
+def _pasted(text: str) -> bool:
+    """Whether a task holds two or more log-like lines (a pasted console log or build output): its line stays
+    short, whatever room there is."""
+    return sum(1 for ln in text.splitlines() if paste.is_log_line(ln)) >= 2
+
+
+def _kept_tasks(items: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The ``MAX_TASKS`` task lines kept when there are more, in order: the newest ``KEEP_NEWEST`` always, the
+    rest the most substantial of the older ones (``_substance``: own words, names, plans), so a short nudge ("a
+    bit lower", "try again") or a pasted log gives way before a request that names a file."""
+    newest = items[-KEEP_NEWEST:]
+    older = items[:-KEEP_NEWEST]
+    room = MAX_TASKS - len(newest)
+    picked = sorted(sorted(older, key=lambda it: -_substance(it))[:room])
+    return picked + newest
+
+
+def _substance(item: tuple[int, str, str]) -> float:
+    """How much a task line says: its length in words (a CJK character counting a third of one) without its
+    log-like lines, times one plus the names it holds (a file name, a path, a code span; at most three), divided
+    by one plus the number of log-like lines (a pasted console log is no request); a plan counts high."""
+    _, kind, text = item
+    if kind == "plan":
+        return 100.0
+    prose = "\n".join(ln for ln in text.splitlines() if not paste.is_log_line(ln))
+    words = len(prose.split()) + len(_CJK_ALL.findall(prose)) / 3
+    names = len(_NAME.findall(prose))
+    return min(words, 40) * (1 + min(names, 3)) / (1 + text.count("\n") - prose.count("\n"))
+
+
+_CJK_ALL = lazy_re(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_NAME = lazy_re(r"`[^`\n]+`|\b\w[\w/-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b|\b\w+/\w[\w/.-]*")
+_PLAN_TOOLS = frozenset({"exitplanmode", "exit_plan_mode"})
+_PLAN_ARG = lazy_re(r"^(?:plan|plan_filename):\s*", re.MULTILINE)
+
+
+def _plan_mode(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, plan text)`` of each plan the user approved through the harness's plan mode (Claude Code
+    ``ExitPlanMode`` with the plan in its arguments, Gemini CLI ``exit_plan_mode`` naming the plan file the agent
+    wrote before it): a call whose result is not an error (a refused plan is the Decision Log's)."""
+    out: list[tuple[int, str]] = []
+    for i in s.calls:
+        ev = s.events[i]
+        if (ev.tool_name or "").lower() not in _PLAN_TOOLS or i not in s.result_of:
+            continue
+        if s.events[s.result_of[i]].is_error:
+            continue
+        text = ev.text or ""
+        m = _PLAN_ARG.match(text)
+        if m and text.startswith("plan_filename"):
+            name = text[m.end():].strip().splitlines()[0] if text[m.end():].strip() else ""
+            text = _written(s, i, name) if name else ""
+        elif m:
+            text = text[m.end():]
+        if text.strip():
+            out.append((i, text))
+    return out
+
+
+def plan_texts(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, plan text)`` of every plan the user approved (``_plan_mode``) or handed over (a prompt that
+    is a lead line over a document, ``lead_document``), oldest first."""
+    handed = [(i, s.events[i].text) for i in s.users
+              if paste.is_template(s.events[i].text) and lead_document(s.events[i].text)]
+    return sorted(handed + _plan_mode(s))
+
+
+def approved_plans(s: Scan) -> list[tuple[int, str]]:
+    """``(event index, "<title> (files: …)")`` for each plan approved in plan mode (``_plan_mode``)."""
+    out: list[tuple[int, str]] = []
+    for i, text in _plan_mode(s):
+        got = lead_document("Plan:\n" + text.lstrip())
+        if got and not untrusted.address_problem(got):
+            out.append((i, got[len("Plan: "):]))
+    return out
+
+
+def _written(s: Scan, before: int, name: str) -> str:
+    """The content of the latest file named ``name`` a call wrote before event ``before`` ("" when none)."""
+    for i in reversed(s.calls):
+        if i >= before:
+            continue
+        ev = s.events[i]
+        if (ev.target or "").replace("\\", "/").endswith("/" + name) or ev.target == name:
+            at = (ev.text or "").find("content: ")
+            if at >= 0:
+                return ev.text[at + 9:]
+    return ""
 
 
 def _as_commands(text: str) -> str:
