@@ -484,3 +484,57 @@ def test_the_next_sentence_of_a_finding_goes_with_it_unless_it_guesses(second, k
     facts = _facts(b)
     assert any("dropped the EUR row" in f for f in facts)
     assert any("partial refund in `EUR`" in f or "Teilerstattung" in f for f in facts) is kept
+
+
+# --- a sub-agent's report of its own work, clean checks, verdicts: Done, not findings ------------------------------
+@pytest.mark.parametrize(
+    "line, kept",
+    [
+        ("- Rewrote the retry loop in `worker/queue.go` to use the shared backoff helper", False),  # its own work
+        ("- Migrated the cron entries to `deploy/schedule.yaml` with the same timings", False),
+        ("- No dangling references detected", False),  # a clean check
+        ("- `4be91c2` — `Billing // Invoices // Round totals once`", False),  # a commit by hash
+        ("The migration layer is solid and production-ready for the next release.", False),  # a verdict
+        ("- Renamed `OLD_TOKEN` in `config/env.ts` but the CI secret still uses the old name", True),  # work + a limit
+        ("- `worker/queue.go:88` retries forever because the backoff cap is never read", True),  # a finding
+    ],
+)
+def test_a_subagents_report_of_its_own_work_is_no_finding(line, kept):
+    b = B()
+    b.user("clean up the worker's retries")
+    report = ("## Summary of changes\n\n" + line + "\n- Worker builds with `go build ./...` (exit 0)\n"
+              "- Queue depth metric is exported as `queue_depth` on :9102\n")
+    b.subagent("clean up retries", report, agent="general-purpose")
+    b.asst("The sub-agent finished the clean-up.")
+    facts = _facts(b)
+    probe = line.split("`")[1] if "`" in line else line.split()[-1]
+    assert any(probe in f for f in facts) is kept, facts
+
+
+@pytest.mark.parametrize(
+    "command, output",
+    [
+        ("git commit -am 'tidy imports'", "On branch main\nnothing to commit, working tree clean"),
+        ("git commit -m 'docs'", "On branch feat/x\nno changes added to commit (use \"git add\" and/or \"git commit -a\")"),
+    ],
+)
+def test_a_commit_with_nothing_to_commit_is_no_trap(command, output):
+    b = B()
+    b.user("commit the import clean-up")
+    b.bash(command, "Exit code 1\n" + output, error=True)
+    b.bash("git log -1 --oneline", "a1b2c3d tidy imports")
+    b.asst("The change was already committed as a1b2c3d.")
+    assert not any("nothing to commit" in f or "no changes added" in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("guess", [
+    "The problem might be that `messages.h` is included after the macro expands.",
+    "The cause may be the stale `build/` folder from the old toolchain.",
+])
+def test_a_guessed_cause_is_no_finding(guess):
+    b = B()
+    b.user("why does the firmware build fail?")
+    b.bash("make fw", "Exit code 2\nsrc/app.c:41: error: 'DEVICE_CFG' undeclared", error=True)
+    b.asst(guess + " Let me check.")
+    b.read("/home/dev/fw/src/app.c")
+    assert not any(guess.split("`")[1] in f for f in _facts(b))

@@ -171,6 +171,14 @@ _SUB_NOT_FINDING = lazy_re(
     re.I,
 )
 #: a state the sub-agent observed ("main is 7 commits ahead of origin", "working tree is clean", "3 tests fail")
+#: a sub-agent's line of what it did ("Replaced hardcoded limits with …", "- Modified error handling …") or a
+#: clean check ("No broken internal links found"): its work done, not a finding; a commit listed by hash
+_SUB_DID = lazy_re(
+    r"^(?:[-*•]\s*)?(?:\*\*)?(?!(?:deprecated|required|expected|needed|blocked|failed|limited|locked|used|based|caused|"
+    r"missed|mixed|fixed-)\b)(?:[A-Z][a-z]+ed|Rewrote|Wrote|Made|Built|Split|Ran|Set\s+up|Put|Cut|Kept|Brought)\b"
+)
+_SUB_CLEAN = lazy_re(r"^no\s+(?:[\w-]+\s+){0,3}(?:found|detected)\W*$|^`?[0-9a-f]{7,40}`?\s*[—–:-]\s", re.I)
+_SUB_LIMIT = lazy_re(r"\b(?:not|no|never|only|because|but|however|instead|still|except|unless)\b|n't\b", re.I)
 _SUB_STATE = lazy_re(
     r"\b(?:ahead|behind|clean|dirty|uncommitted|unpushed|untracked|passes|passing|fails?|failing|broken|missing|"
     r"not\s+(?:found|present|set|used|caught|handled)|none\s+(?:found|present)|no\s+\w+\s+(?:were|was|is|are)\s+(?:found|present))\b",
@@ -305,6 +313,13 @@ def _inventory(text: str) -> bool:
     return any(t in text for t in _TREE) or len(_LABEL_BULLET.findall(text)) >= 6
 
 
+def struggle_claim(sentence: str) -> bool:
+    """Whether ``sentence`` is a verdict claimed, not a finding (``struggle._CLAIM`` without a cause)."""
+    from pipeline.stages.rules import struggle
+
+    return bool(struggle._CLAIM.search(sentence)) and not struggle._CAUSE.search(sentence)
+
+
 def _subagent(s: Scan, i: int) -> list[_Cand]:
     text = s.events[i].text
     inventory = _inventory(text)
@@ -315,6 +330,10 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
         line_start = text.rfind("\n", 0, a) + 1
         if "#" in text[line_start:a] or _SUB_NOT_FINDING.match(sent):
             continue
+        if struggle_claim(sent):
+            continue  # "The implementation is complete, tested, and ready": a verdict on its own work
+        if _SUB_CLEAN.match(sent) or (_SUB_DID.match(sent) and not _SUB_LIMIT.search(sent)):
+            continue  # the sub-agent's own work (unless it says what limits it) or a clean check: Done, not a finding
         if inventory and not (_SUB_HEAD.match(sent) or _SUB_PROBLEM.search(sent)):
             continue  # a line of an overview describes the code; only a problem in it is a finding
         score = (

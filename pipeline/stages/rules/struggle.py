@@ -95,7 +95,8 @@ _CLAIM = lazy_re(
     r"\bsuccessfully\b|\b(?:has|have)\s+been\s+(?:\w+\s+)?(?:committed|merged|pushed|created|deployed|fixed|completed|"
     r"implemented|resolved|updated|added)\b|\b(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:good|great|excellent|"
     r"comprehensive|correct|fine|clean|solid|complete|extensive|user-friendly|well|perfect|right)\b|"
-    r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done)\b|"
+    r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done|complete[d]?)\b|"
+    r"\b(?:is|are)\s+(?:\w+\s+)?(?:reasonable|appropriate|sensible|solid|robust|production-ready)\b|"
     r"\b(?:seems?|looks?)\s+like\s+(?:the\s+)?(?:best|most|right|simplest|easiest|cleanest|better|good)\b",
     re.IGNORECASE,
 )
@@ -172,7 +173,8 @@ _CJK_INTENT = lazy_re(
 #: a guess rather than a finding
 HEDGE = lazy_re(
     r"^(?:(?:so|but|and|hmm+|well)[,]?\s+)?(?:this|that|it|which)\s+(?:suggests|(?:may|might|could)\s+(?:be|have|mean))\b|"
-    r"^(?:maybe|perhaps|possibly|probably|likely)\b|^i\s+(?:think|suspect|guess|wonder|believe)\b|^(?:可能|也许|아마)",
+    r"^(?:maybe|perhaps|possibly|probably|likely)\b|^i\s+(?:think|suspect|guess|wonder|believe)\b|^(?:可能|也许|아마)|"
+    r"^(?:the|a|one)\s+(?:\w+\s+)?(?:might|may|could)\s+(?:be|have|mean)\b",  # "The problem might be that …"
     re.IGNORECASE,
 )  # at the sentence's start: "…, which may have different conventions" still states the version
 #: a CJK status line: "…更新完成。", "…완료했습니다", "…しました。"

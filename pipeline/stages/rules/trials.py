@@ -260,7 +260,8 @@ def _signature(line: str) -> str:
 _MECHANICS = lazy_re(
     r"no\s+(?:match|replacement\s+was\s+performed)|old_str(?:ing)?\b.{0,40}\b(?:not\s+found|not\s+unique|did\s+not\s+appear)|"
     r"string\s+to\s+replace\s+not\s+found|found\s+\d+\s+matches\s+of\s+the\s+string|has\s+not\s+been\s+read\s+yet|"
-    r"read\s+it\s+first|exceeds\s+maximum\s+allowed\s+tokens|usage\s+limit\s+reached",
+    r"read\s+it\s+first|exceeds\s+maximum\s+allowed\s+tokens|usage\s+limit\s+reached|"
+    r"nothing\s+(?:added\s+)?to\s+commit|no\s+changes\s+added\s+to\s+commit",  # git's no-op: the work was already in
     re.IGNORECASE,
 )
 #: a read of a path that is not there: the agent looking for something, not a trap (unless a write failed the same)
