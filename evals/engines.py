@@ -48,12 +48,14 @@ class Engine:
 
 
 def run_rules(path: str, now: datetime) -> EngineOutput:
-    """The project's rules engine, end to end as ``duck-tape recover --mask`` runs it (read -> distil -> weave
-    -> validate -> redaction gate with ``<REDACTED>``)."""
+    """The project's rules engine, end to end as ``duck-tape recover --mask`` runs it (read segment by segment ->
+    distil -> weave -> validate -> fold -> redaction gate with ``<REDACTED>``).  The transcript its evidence indexes
+    (decision precision, compression) is read whole: ``recover`` keeps no events."""
     from pipeline.recovery import recover
+    from pipeline.transcripts import read_transcript
 
     result = recover(path, now=now, mask=True, trigger="eval, engine: rules")
-    return EngineOutput(result.text, result.state, result.transcript)
+    return EngineOutput(result.text, result.state, read_transcript(path, warn=False))
 
 
 def run_baseline(path: str, now: datetime) -> EngineOutput:

@@ -70,10 +70,9 @@ def extract_raw(transcript: str, max_bytes: int | None) -> None:
     Results, Session Metadata; secrets are masked as [REDACTED].  Never fails (hooks call it): an
     unreadable, unknown-format or oversized input prints the header and a one-line reason, exit 0.
     """
-    from pipeline.stages.extract import extract_raw_text
+    from pipeline.stages.extract import write_raw
 
-    text = extract_raw_text(transcript, max_bytes=max_bytes)
-    click.echo(text, nl=False)
+    write_raw(transcript, sys.stdout, max_bytes=max_bytes)
 
 
 @cli.command()

@@ -85,13 +85,15 @@ class BuiltState:
     """A validated state: ``state``, its exact ``text``, the ``dropped`` entry messages, and the ``run``.
 
     ``source``: what masking the transcript found before any engine saw it (``pipeline.redact.source``); the
-    redaction gate (``pipeline.recovery.redaction_gate``) reports its placeholders and masks its values."""
+    redaction gate (``pipeline.recovery.redaction_gate``) reports its placeholders and masks its values.
+    ``masked``: the masked transcript the stages read (evidence indexes its events)."""
 
     state: AgentState
     text: str
     dropped: list[str]
     run: EngineRun
     source: "SourceMask | None" = None
+    masked: Transcript | None = None
 
 
 def _screen_injections(distillate: Distillate, transcript: Transcript) -> tuple[Distillate, list[str]]:
@@ -217,7 +219,7 @@ def _is_agent(model: str | None) -> bool:
 
 
 #: An answer the model handed over itself (the agent over MCP, ``pipeline.serve.agent_state``): called with the
-#: masked, windowed transcript and the rules distillate, it returns the screened ``Outcome``.
+#: masked transcript and the rules distillate, it returns the screened ``Outcome``.
 Supplied = Callable[[Transcript, Distillate], Any]
 
 
@@ -265,21 +267,23 @@ def build_state(
     now: datetime,
     trigger: str | None = None,
     session_id: str | None = None,
+    known: dict[str, str] | None = None,
+    seen: set | None = None,
     supplied: "Supplied | None" = None,
 ) -> BuiltState:
     """``Transcript`` -> validated ``AgentState`` with the chosen engine: distil, screen, weave, validate.
 
     ``trigger`` overrides the computed ``Trigger:`` (``EngineRun.trigger(action)``); ``session_id`` the header's
     ``Session-Id`` (default: the transcript's own, ``meta.session_id``); ``supplied``: sections from an answer
-    already given (``distil``).  Raises ValidationFailed
-    (exit 5) when the state cannot be rendered faithfully (``pipeline.stages.validate``).
+    already given (``distil``).  ``known``, ``seen``: what masking earlier segments of the same transcript found and
+    scanned (``pipeline.redact.source.mask_texts``).  Raises ValidationFailed (exit 5) when the state cannot be
+    rendered faithfully (``pipeline.stages.validate``).
     """
     from pipeline.redact.source import mask_transcript
-    from pipeline.stages.rules.scan import windowed
 
-    # issue 14: the messages past the reading window are taken out first (bounded work on any session); issue 11:
-    # then the source is masked, rendered after; every engine, the screening and validate see the masked text
-    transcript, source = mask_transcript(windowed(transcript))
+    # issue 11: the source is masked first, rendered after; every engine, the screening and validate see the
+    # masked text.  Every event is read (issue 23); ``pipeline.segmented`` splits a long session into segments.
+    transcript, source = mask_transcript(transcript, known=known, seen=seen)
     run = distil(transcript, config, llm=llm, supplied=supplied)
     rules_screened = []
     if run.distillate.engines.get("Decision Log") == "rules":
@@ -292,5 +296,5 @@ def build_state(
     checked = validate.run(state, transcript)
     return BuiltState(state=checked.state, text=checked.text,
                       dropped=[*run.dropped, *rules_screened, *dropped, *checked.dropped],
-                      run=run, source=source)
+                      run=run, source=source, masked=transcript)
 

@@ -33,12 +33,11 @@ def _fast_extract_raw(args: list[str]) -> int | None:
             path = arg
     if path is None:
         return None
-    from pipeline.stages.extract import extract_raw_text
+    from pipeline.stages.extract import write_raw
 
-    text = extract_raw_text(path, max_bytes=max_bytes)
     try:
         if sys.stdout is not None:
-            sys.stdout.write(text)
+            write_raw(path, sys.stdout, max_bytes=max_bytes)  # read whole first, then written section by section
             sys.stdout.flush()
     except (BrokenPipeError, OSError, ValueError):
         pass  # the reader went away (or stdout is closed): a hook must still exit 0

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Recovery:
-    """A recovered state ready to preview and write: ``text`` is the exact file content."""
+    """A recovered state ready to preview and write: ``text`` is the exact file content.  ``transcript``: the
+    metadata and read report of the transcript; with the rules engine it holds no events (read segment by segment,
+    issue 23), the state's evidence indexes the events as a whole read numbers them."""
 
     transcript: Transcript
     state: AgentState
@@ -66,10 +68,36 @@ def recover(
     """
     from pipeline.engines import build_state
 
-    transcript = read_transcript(path, max_bytes=max_bytes, session=session)
     moment = now or datetime.now(timezone.utc)
+    if config is None or config.effective_engine() == "rules":
+        return _recover_streamed(path, kind=kind, trigger=trigger, action=action, now=moment, max_bytes=max_bytes,
+                                 mask=mask, session=session, session_id=session_id)
+    transcript = read_transcript(path, max_bytes=max_bytes, session=session)
     built = build_state(transcript, config=config, llm=llm, action=action, kind=kind, now=moment, trigger=trigger,
                         session_id=session_id)
     text, report = redaction_gate(built.text, mask=mask, path=path, source=built.source)
     return Recovery(transcript=transcript, state=built.state, text=text, dropped=built.dropped, redaction=report,
                     notes=list(built.run.notes), run=built.run)
+
+
+def _recover_streamed(path: str, *, kind: str, trigger: str | None, action: str, now: datetime, max_bytes: int,
+                      mask: bool, session: str | None, session_id: str | None) -> Recovery:
+    """``recover`` with the rules engine: the whole transcript, segment by segment (``pipeline.segmented``), with a
+    progress bar on a terminal.  The ``Recovery.transcript`` holds the metadata and the read's report, no events."""
+    from pipeline.engines import EngineRun
+    from pipeline.readprogress import reading
+    from pipeline.segmented import distil_stream
+    from pipeline.stages.distil import RULES_SECTIONS
+    from pipeline.stages.models import Distillate
+
+    with reading(path, "reading") as update:
+        folded = distil_stream(path, max_bytes=max_bytes, action=action, kind=kind, now=now,
+                               trigger=trigger if trigger is not None else f"{action}, engine: rules",
+                               session_id=session_id, session=session,
+                               progress=lambda f, seg: update(seg.end_offset))
+    state, text = folded.finish()
+    text, report = redaction_gate(text, mask=mask, path=path, source=folded.source)
+    transcript = Transcript(meta=folded.meta, events=[], report=folded.report)
+    run = EngineRun(distillate=Distillate(engines={name: "rules" for name in RULES_SECTIONS}))
+    return Recovery(transcript=transcript, state=state, text=text, dropped=folded.dropped, redaction=report,
+                    notes=[], run=run)

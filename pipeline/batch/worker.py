@@ -132,15 +132,15 @@ def _mask_messages(record: dict) -> None:
 
 
 def _run(job: Job, record: dict) -> None:
-    from pipeline.engines import build_state
     from pipeline.errors import InputError
-    from pipeline.recovery import redaction_gate
-    from pipeline.stages.rules.text import one_line
-    from pipeline.transcripts import NOT_TRANSCRIPTS, read_transcript
+    from pipeline.transcripts import NOT_TRANSCRIPTS
     from pipeline.transcripts.detect import detect_format
 
     try:
-        transcript = read_transcript(job.path, max_bytes=job.max_bytes, warn=False)
+        if job.config is None or job.config.effective_engine() == "rules":
+            built = _built_streamed(job, record)
+        else:
+            built = _built_whole(job, record)
     except InputError:
         if not job.explicit and job.path.endswith(".json") and not os.path.islink(job.path):
             fmt = detect_format(job.path)
@@ -150,40 +150,154 @@ def _run(job: Job, record: dict) -> None:
                                        "not a transcript (a JSON file of no known transcript format)")
                 return
         raise
-    meta = transcript.meta
+    if built is None:
+        return
+    _finish(job, record, *built)
+    if job.verify:
+        from pipeline.verify.compare import counts_record, verify_path
+
+        record["verify"] = counts_record(verify_path(job.path, max_bytes=job.max_bytes))
+
+
+def _skipped(job: Job, record: dict, meta) -> bool:
+    """Record the session's metadata; True (and the record says so) when it ended before ``--since``."""
     record.update(session_id=meta.session_id, harness=meta.harness, format=meta.format, start=meta.start_time,
-                  end=meta.end_time, events=len(transcript.events))
-    warning = transcript.report.warning(job.path)
-    if warning:
-        record["notes"].append(warning.removeprefix("duck-tape: warning: "))
+                  end=meta.end_time)
     last = meta.end_time or meta.start_time
     if ended_before(last, job.since, job.path):
         record["status"] = "skipped"
         record["notes"].append(f"session ended {last}, before --since {job.since}")
         record["cacheable"] = False
-        return
+        return True
+    return False
+
+
+def _built_whole(job: Job, record: dict):
+    """The llm engine: the whole transcript in memory, as the engine condenses it itself."""
+    from pipeline.engines import build_state
+    from pipeline.transcripts import read_transcript
+
+    transcript = read_transcript(job.path, max_bytes=job.max_bytes, warn=False)
+    meta = transcript.meta
+    record["events"] = len(transcript.events)
+    warning = transcript.report.warning(job.path)
+    if warning:
+        record["notes"].append(warning.removeprefix("duck-tape: warning: "))
+    if _skipped(job, record, meta):
+        return None
     if job.subagents:
         transcript = _link_subagents(transcript, job, record)
         record["events"] = len(transcript.events)
+    last = meta.end_time or meta.start_time
     built = build_state(transcript, config=job.config, action="batch", kind="recovered", now=_moment(last, job.path))
-    run = built.run
+    return built.state, built.text, built.dropped, built.run, built.source
+
+
+def _built_streamed(job: Job, record: dict):
+    """The rules engine: the transcript segment by segment (``pipeline.segmented``), sub-agent answers added to the
+    segment they belong in.  The stamp is the session's last event time, known once it is read: the state is
+    woven with a provisional one and given its own after."""
+    from datetime import timezone
+    from dataclasses import replace
+
+    from pipeline.engines import EngineRun
+    from pipeline.segmented import distil_stream
+    from pipeline.stages.distil import RULES_SECTIONS
+    from pipeline.stages.models import Distillate
+    from pipeline.stages.validate import rendered
+    from pipeline.state.store import make_stamp
+
+    if job.since:  # a session that ended before --since is skipped: read it first (no distilling) for its end
+        from pipeline.transcripts.segments import stream
+
+        last: list = []
+        stream(job.path, lambda segment: last.__setitem__(slice(None), [segment.transcript.meta]),
+               max_bytes=job.max_bytes, warn=False)
+        if last and _skipped(job, record, last[0]):
+            return None
+    prepare = _SubagentLinker(job, record) if job.subagents else None
+    provisional = _moment(None, job.path)  # the file's time; the stamp is set from the session's end below
+    folded = distil_stream(job.path, max_bytes=job.max_bytes, action="batch", kind="recovered", now=provisional,
+                           trigger="batch, engine: rules", warn=False, prepare=prepare)
+    record["events"] = folded.events
+    warning = folded.report.warning(job.path) if folded.report is not None else None
+    if warning:
+        record["notes"].append(warning.removeprefix("duck-tape: warning: "))
+    if _skipped(job, record, folded.meta):
+        return None
+    if prepare is not None:
+        prepare.report()
+    meta = folded.meta
+    moment = _moment(meta.end_time or meta.start_time, job.path)
+    state = replace(folded.state, stamp=make_stamp(moment),
+                    created=moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    state, text = rendered(state)
+    run = EngineRun(distillate=Distillate(engines={name: "rules" for name in RULES_SECTIONS}))
+    return state, text, folded.dropped, run, folded.source
+
+
+class _SubagentLinker:
+    """``prepare`` of a streamed batch read: each linked sub-agent file's final answer that the session lacks goes
+    into the segment whose time span holds it (``subagents.link``; the last segment takes the rest)."""
+
+    def __init__(self, job: Job, record: dict) -> None:
+        from pipeline.batch.subagents import inspect
+        from pipeline.transcripts import read_transcript
+
+        self.record = record
+        self.subs = []
+        self.added = 0
+        for path in job.subagents:
+            try:
+                self.subs.append((inspect(path), read_transcript(path, max_bytes=job.max_bytes, warn=False)))
+            except Exception as exc:  # a bad sub-agent file must not sink its parent session
+                record["notes"].append(f"sub-agent file {path} not read: {_line(exc)}")
+        record["subagents_linked"] = len(self.subs)
+
+    def __call__(self, transcript, last: bool):
+        from pipeline.batch.subagents import already_counted, final_answer, link
+
+        if not self.subs:
+            return transcript
+        stamps = [e.timestamp for e in transcript.events if e.timestamp]
+        end = stamps[-1] if stamps else None
+        take, keep = [], []
+        for info, sub in self.subs:
+            answer = final_answer(sub)
+            if answer is None or already_counted(transcript, answer.text):
+                continue  # nothing to add, or the session has it
+            when = sub.meta.end_time or answer.timestamp
+            (take if last or (when and end and when <= end) else keep).append((info, sub))
+        self.subs = keep
+        if not take:
+            return transcript
+        linked, added = link(transcript, take)
+        self.added += added
+        return linked
+
+    def report(self) -> None:
+        if self.added:
+            self.record["notes"].append(f"added the final answer of {self.added} sub-agent file(s) missing from the "
+                                        "session")
+
+
+def _finish(job: Job, record: dict, state, text: str, dropped: list, run, source) -> None:
+    from pipeline.recovery import redaction_gate
+    from pipeline.stages.rules.text import one_line
+
     record["notes"].extend(one_line(n) for n in run.notes)
-    if built.dropped:
-        record["notes"].append(f"dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} without "
+    if dropped:
+        record["notes"].append(f"dropped {len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} without "
                                "evidence (or with evidence in injected instructions)")
-    record.update(engine=run.engine, model=run.model, decisions=len(built.state.decisions), facts=len(built.state.facts))
+    record.update(engine=run.engine, model=run.model, decisions=len(state.decisions), facts=len(state.facts))
     if run.usage is not None:
         record["tokens"] = run.usage.tokens
         record["cost"] = run.usage.cost
         if run.usage.failed:
             record["cacheable"] = False  # a failed llm call may succeed next time
-    text, report = redaction_gate(built.text, mask=job.mask, path=job.path, source=built.source)
+    text, report = redaction_gate(text, mask=job.mask, path=job.path, source=source)
     if report:
         record["redacted"] = sum(1 for line in report if line.startswith("Flagged:"))
         record["notes"].append(f"masked {record['redacted']} potential secret(s) with <REDACTED>")
     record["text"] = text
-    if job.verify:
-        from pipeline.verify.compare import verify, counts_record
-
-        record["verify"] = counts_record(verify(transcript))
     record["status"] = "ok"

@@ -32,6 +32,11 @@ def checkpoint(ctx: click.Context, transcript: str | None, directory: str | None
     folders.  Each session also gets its own marker record (DIR/.markers/) that `duck-tape restore` reads at
     its SessionStart; a second session writing in the same minute gets its own state file name.  It never
     fails the hook: any problem leaves a marker-only write, one line on stderr, exit 0.
+
+    Only what is new is read: DIR/.reach/ remembers how far the last checkpoint of the transcript read and the
+    state it made, and the lines appended since are folded into it.  A first look at a session reads it within
+    DUCK_TAPE_HOOK_BUDGET seconds (default 5; 0: no limit): its start and its end, and the lines in between are
+    named on stderr and in Re-derivation with the `duck-tape recover` command that reads them.
     """
     from pipeline.hooks.checkpoint import PREFIX, hook_main
 

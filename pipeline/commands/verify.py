@@ -41,21 +41,19 @@ def verify(transcript: str, which: int | str | None, as_json: bool, max_bytes: i
     from pipeline.cli import _out
     from pipeline.commands.json_out import begin, emit
     from pipeline.errors import InputError
-    from pipeline.transcripts import read_transcript
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
     from pipeline.verify import render
-    from pipeline.verify.compare import verify as run_verify
+    from pipeline.verify.compare import verify_path as run_verify
 
     if as_json:
         begin("verify")
-    t = read_transcript(transcript, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES))
-    only = None
-    if which == "last":
-        only = sum(e.kind == "compaction" for e in t.events) or None
-    elif which is not None:
-        only = which
+    from pipeline.readprogress import reading
+
+    only = "last" if which == "last" else which
     try:
-        result = run_verify(t, only=only)
+        with reading(transcript, "verify") as update:
+            result = run_verify(transcript, only=only, max_bytes=max_bytes or max_bytes_from_env(RECOVER_MAX_BYTES),
+                                progress=update)
     except ValueError as exc:
         raise InputError(str(exc), path=transcript) from exc
     if as_json:

@@ -3,7 +3,9 @@
 Right before the harness compacts, write ``<store>/<stamp>-auto.state.md`` with the **rules engine** (a tagged name
 when another session's file holds the minute, ``pipeline.state.naming``), rotate the store, and write the marker
 ``<store>/.last-compact`` with its ``transcript`` field and the session's own sealed marker record
-(``pipeline.state.session_markers``) — without asking.
+(``pipeline.state.session_markers``) — without asking.  What it reads of the transcript (issue 23): only what was
+appended since the last checkpoint of it, folded onto the state that one made, and on a first look no more than its
+time budget allows, the rest named (``pipeline.hooks.incremental``; the record in the store: ``pipeline.state.cursor``).
 
 It never fails the hook: every problem (no or stale transcript path, missing file, symlink, over the size
 cap, unknown format, an unwritable store…) leaves a
@@ -95,53 +97,76 @@ def resolve_transcript(hook: HookInput, flag: str | None, store: Path) -> tuple[
 def auto_state_text(path: str, *, now: datetime, max_bytes: int, trigger: str | None,
                     session_id: str | None = None, label: str = "pre-compact",
                     keep: list | None = None, store: str | os.PathLike[str] | None = None,
-                    cwd: str | None = None) -> tuple[str, str, list[str], str | None]:
+                    cwd: str | None = None, remember: list | None = None) -> tuple[str, str, list[str], str | None]:
     """Distil the transcript at ``path`` with the rules engine into an auto state file
-    (``pipeline.engines.build_state`` with no config: rules engine, injection screening, weave, validate).
+    (``pipeline.hooks.incremental``: segment by segment, each through ``pipeline.engines.build_state`` — rules engine,
+    injection screening, weave, validate — and folded into one state).
 
     ``session_id``: the header's ``Session-Id`` (the hook's; default: the transcript's own); ``label`` starts the
     ``Trigger`` (``pre-compact``; the restore hook distilling a skipped checkpoint passes ``post-compact restore``).
     Returns ``(text, stamp, notes, session id)``: the masked file text, its UTC stamp, notes for stderr (dropped
-    entries, masked secrets) and the session id written in its header (None when unknown).  ``keep``: a list
-    the ``Transcript`` read is appended to (the restore compares its last summary, issue 17).  ``store``: the
-    store the file will be written into; then the previous state file of the workspace is carried forward and the
-    version bumped (``pipeline.state.carry``, issue 17; any failure there is a note, the state of this transcript
-    alone is written).  ``cwd``: the hook payload's working folder, the header's Cwd when the transcript names
-    none (Gemini CLI files do not).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed,
-    or anything the stages raise; the caller turns every exception into a marker-only write.
+    entries, masked secrets, what was read) and the session id written in its header (None when unknown).  ``keep``:
+    a list a ``Transcript`` holding the newest compaction event read is appended to (the restore compares its
+    summary, issue 17; nothing when no compaction was read).  ``store``: the store the file will be written into;
+    then (issue 23) the session's record there says how far the last checkpoint read, only what is new is read and
+    folded onto the state it holds, a first look at a big session keeps to the time budget
+    (``DUCK_TAPE_HOOK_BUDGET``), and the record is updated; and the previous state file of the workspace is carried
+    forward and the version bumped (``pipeline.state.carry``, issue 17; any failure there is a note, the state of this
+    transcript alone is written).  ``remember``: a list the updated record (``pipeline.state.cursor.Cursor``) is
+    appended to, for the caller to save once the state file is written (``remember_reading``); nothing is saved
+    here.  ``cwd``: the hook payload's working folder, the header's Cwd when the transcript names none (Gemini CLI
+    files do not).  Raises InputError (unreadable/oversized/unknown input), ValidationFailed, or anything the stages
+    raise; the caller turns every exception into a marker-only write.
     """
     from pipeline.redact.library import warm_up
 
     warm_up()  # the secret scanner compiles its rules in Go while this thread imports, reads and distils
-    from pipeline.engines import build_state
+    from pipeline.hooks.incremental import budget_from_env, read_for_checkpoint
     from pipeline.redact.gate import redaction_gate
-    from pipeline.transcripts import read_transcript
 
-    transcript = read_transcript(path, max_bytes=max_bytes, warn=False)
-    if cwd and not transcript.meta.cwd and os.path.isabs(cwd):
-        transcript.meta.cwd = cwd
-    if keep is not None:
-        keep.append(transcript)
+    notes: list[str] = []
+    budget, bad = budget_from_env()
+    if bad:
+        notes.append(bad)
     label = f"{label} {trigger}" if trigger else label
-    built = build_state(transcript, config=None, kind="auto", now=now, trigger=f"{label}, engine: rules",
-                        session_id=session_id)
-    notes = []
-    warning = transcript.report.warning(path)
-    if warning:
-        notes.append(_one_line(warning))
-    if built.dropped:
-        notes.append(f"{PREFIX} dropped {len(built.dropped)} entr{'y' if len(built.dropped) == 1 else 'ies'} "
+    cwd = cwd if cwd and os.path.isabs(cwd) else None
+    reading = read_for_checkpoint(path, store=store, now=now, trigger=f"{label}, engine: rules",
+                                  session_id=session_id, cwd=cwd, max_bytes=max_bytes, budget=budget)
+    notes.extend(reading.notes)
+    if keep is not None and reading.last_compaction is not None:
+        from pipeline.transcripts.model import Transcript
+
+        keep.append(Transcript(meta=reading.meta, events=[reading.last_compaction]))
+    if reading.warning:
+        notes.append(_one_line(reading.warning))
+    if reading.dropped:
+        notes.append(f"{PREFIX} dropped {len(reading.dropped)} entr{'y' if len(reading.dropped) == 1 else 'ies'} "
                      "without evidence (or with evidence in injected instructions)")
-    text = built.text
+    if reading.cursor is not None and remember is not None:
+        remember.append(reading.cursor)
+    text = reading.text
     if store is not None:
-        text = _carried(built.state, store, text, notes)
+        text = _carried(reading.state, store, text, notes)
     # a write: the same gate as every state-file write; the source was masked before the rules engine saw it
-    text, report = redaction_gate(text, mask=True, path=path, source=built.source)
+    text, report = redaction_gate(text, mask=True, path=path, source=reading.source)
     if report:
         kinds = sorted({line.split(" ")[1] for line in report if line.startswith("Flagged: ")})
         count = sum(1 for line in report if line.startswith("Flagged: "))
         notes.append(f"{PREFIX} masked {count} potential secret(s) with {MASK} ({', '.join(kinds)})")
-    return text, built.state.stamp, notes, built.state.session_id
+    return text, reading.state.stamp, notes, reading.state.session_id
+
+
+def remember_reading(store: str | os.PathLike[str], remember: list, notes: list[str]) -> None:
+    """Save the records ``auto_state_text`` left in ``remember`` (after the state file was written), one note when
+    that fails: the next checkpoint then reads the whole transcript, nothing worse."""
+    from pipeline.state.cursor import save
+
+    for cursor in remember:
+        try:
+            save(store, cursor)
+        except (OSError, ValueError) as exc:
+            notes.append(f"{PREFIX} could not remember how far it read ({_one_line(exc)}); the next checkpoint "
+                         "reads the whole transcript")
 
 
 def _carried(state: object, store: str | os.PathLike[str], text: str, notes: list[str]) -> str:
@@ -254,16 +279,19 @@ def run_checkpoint(hook: HookInput, *, store: Path, transcript_flag: str | None 
     session_id = hook.session_id
     if hook.agent_id and session_id and path and "/subagents/" in path.replace("\\", "/"):
         session_id = f"{session_id}.agent-{hook.agent_id.removeprefix('agent-')}"  # its own state, not the session's
+    remember: list = []
     if path:
         try:
             text, stamp, notes, session_id = auto_state_text(
                 path, now=moment, max_bytes=max_bytes or _max_bytes(result.messages), trigger=hook.trigger,
-                session_id=session_id, store=store, cwd=hook.cwd)
+                session_id=session_id, store=store, cwd=hook.cwd, remember=remember)
             result.messages += notes
         except Exception as exc:  # any failure of the stages: marker-only, one line
             result.messages.append(f"{PREFIX} no state file written: {_one_line(exc)}")
     if text is not None and stamp is not None:
         _write_state(result, store, text, stamp, session_id)
+        if result.written:
+            remember_reading(store, remember, result.messages)
     # issue 14: latest-state names only the file of this checkpoint; a marker-only write names none (the newest file
     # in the store may be another session's), and the marker says which session compacted
     latest = result.state_path.name if result.state_path is not None else None

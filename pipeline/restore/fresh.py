@@ -76,7 +76,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                if marker.transcript and MASKED in marker.transcript else "the marker names no transcript to distil")
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and {why}{skipped}")
     from pipeline.errors import InputError, StateFileExists
-    from pipeline.hooks.checkpoint import auto_state_text
+    from pipeline.hooks.checkpoint import auto_state_text, remember_reading
     from pipeline.transcripts.safety import HOOK_MAX_BYTES, max_bytes_from_env
 
     cap = DISTIL_MAX_BYTES
@@ -95,10 +95,11 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
                            f"DUCK_TAPE_MAX_TRANSCRIPT_BYTES={size} raises it); run `duck-tape resume`{skipped}")
     moment = now or datetime.now(timezone.utc)
     read: list = []
+    remember: list = []
     try:
         text, stamp, notes, _ = auto_state_text(source, now=moment, max_bytes=cap, trigger=None,
                                                 session_id=owned.session_id, label=LABEL, keep=read,
-                                                store=directory)
+                                                store=directory, remember=remember)
     except Exception as exc:  # any failure of the stages: say so, never hand over another file
         raise NoFreshState(f"no fresh state for {who}: its checkpoint wrote no state file and the transcript could "
                            f"not be distilled ({' '.join(str(exc).split())}){skipped}") from None
@@ -115,6 +116,7 @@ def fresh_state(directory: str, marker: Marker, *, now: datetime | None = None, 
     except (OSError, InputError) as exc:
         notes.append(f"{prefix} could not write the distilled state in {directory}: {' '.join(str(exc).split())}")
         return Fresh(None, text=text, distilled=True, notes=notes, transcript=transcript)
+    remember_reading(directory, remember, notes)
     _point_marker(directory, marker, path, notes, prefix)
     return Fresh(path, text=text, distilled=True, notes=notes, transcript=transcript)
 

@@ -2,7 +2,7 @@
 its state back.  No MCP import here (``pipeline.serve.mcp`` wraps these); each function is a tool's whole behaviour.
 
 **raw_material** (``raw_material``): the session that compacted (the marker's transcript; or ``path``, and
-``session`` for an opencode database), read, windowed and masked exactly as a recovery reads it
+``session`` for an opencode database), read whole and masked as a recovery with the llm engine reads it
 (``pipeline.engines.build_state``), as numbered lines ``[<event index>] <time> <label>: <text>``
 (``pipeline.stages.llm.condense``, what the llm engine sends a model).  Paged to ``budget`` tokens, newest first:
 page 1 holds the most recent events, page 2 the ones before them, each page in time order.  Lines where the rules
@@ -92,7 +92,7 @@ class AgentStateIn(_In):
 
 @dataclass(slots=True)
 class Material:
-    """A session read for the tools: the raw and the masked (windowed) ``Transcript``, the rules distillate of the
+    """A session read for the tools: the raw and the masked ``Transcript``, the rules distillate of the
     masked one, its condensed ``lines``, the rules' ``marks`` per event index, the file ``path`` and ``session_id``."""
 
     path: str
@@ -143,7 +143,6 @@ def material(directory: Path, path: str | None = None, session: str | None = Non
     from pipeline.redact.source import mask_transcript
     from pipeline.stages import distil
     from pipeline.stages.llm.condense import condense
-    from pipeline.stages.rules.scan import windowed
     from pipeline.transcripts import read_transcript
     from pipeline.transcripts.safety import RECOVER_MAX_BYTES, max_bytes_from_env
 
@@ -157,7 +156,7 @@ def material(directory: Path, path: str | None = None, session: str | None = Non
         _CACHE.move_to_end(key)
         return _CACHE[key]
     raw = read_transcript(source, max_bytes=max_bytes_from_env(RECOVER_MAX_BYTES), session=session, warn=False)
-    masked, _ = mask_transcript(windowed(raw))
+    masked, _ = mask_transcript(raw)
     rules = distil.run(masked)
     found = Material(source, session_id or raw.meta.session_id, raw, masked, rules, condense(masked), _mark(rules))
     if key is not None:

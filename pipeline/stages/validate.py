@@ -128,7 +128,17 @@ def run(state: AgentState, transcript: Transcript) -> Validated:
             dropped.append(f"dropped Established Facts entry {shown(fact.text)}: {problem}")
         else:
             facts.append(fact)
-    clean = _drop_blank(replace(state, decisions=decisions, facts=facts))
+    clean, text = rendered(replace(state, decisions=decisions, facts=facts))
+    return Validated(state=clean, text=text, dropped=dropped)
+
+
+def rendered(state: AgentState) -> tuple[AgentState, str]:
+    """``state`` without blank list items, and its exact file text, after the round-trip checks of ``run`` (step 3):
+    for a state whose entries were grounded already (a fold of validated states, ``pipeline.state.fold``).
+
+    Raises ValidationFailed (exit 5) when the rendered file does not parse back to the same state.
+    """
+    clean = _drop_blank(state)
     text = render(clean)
     try:
         reparsed = parse(text, path="<rendered state>")
@@ -138,4 +148,4 @@ def run(state: AgentState, transcript: Transcript) -> Validated:
         raise ValidationFailed("rendered state file is not stable under parse -> render")
     if _shape(reparsed) != _shape(clean):
         raise ValidationFailed("rendered state file parses back with entries lost or changed")
-    return Validated(state=clean, text=text, dropped=dropped)
+    return clean, text

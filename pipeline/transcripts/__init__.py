@@ -17,6 +17,7 @@ from pipeline.transcripts.common import DEFAULT_CAPS, Caps, clean_transcript
 from pipeline.transcripts.detect import detect_format
 from pipeline.transcripts.model import ReadReport, Transcript
 from pipeline.transcripts.safety import RECOVER_MAX_BYTES, checked_transcript
+from pipeline.transcripts.segments import APPEND_ONLY_FORMATS
 
 #: format -> reader module (each has ``read(path, fmt, report, caps)``)
 READERS: dict[str, str] = {
@@ -52,6 +53,7 @@ def read_transcript(
     caps: Caps = DEFAULT_CAPS,
     warn: bool = True,
     session: str | None = None,
+    report: ReadReport | None = None,
 ) -> Transcript:
     """Read the transcript at ``path`` into a ``Transcript``.
 
@@ -64,9 +66,14 @@ def read_transcript(
     that session's data, not to the database file.  InputError for ``session`` with any other file, for a
     database that cannot be read (named with the reason and ``opencode export`` as the way out), and for a
     session it does not hold.
+
+    ``report``: the ``ReadReport`` to fill (a new one by default); its ``start_at`` and ``segmenter`` start a JSONL
+    read at a byte offset and cut it into segments (``pipeline.transcripts.segments``): the transcript returned
+    then holds the last segment's events only.
     """
     if _database(path):
-        return _read_database(str(path), session, max_bytes=max_bytes, trusted_root=trusted_root, caps=caps, warn=warn)
+        return _read_database(str(path), session, max_bytes=max_bytes, trusted_root=trusted_root, caps=caps, warn=warn,
+                              report=report or ReadReport())
     if session is not None:
         raise InputError(f"--session {session} is for an opencode database (opencode.db); this file holds one "
                          "session already", path=str(path))
@@ -83,7 +90,10 @@ def read_transcript(
             path=str(path),
         )
     reader = importlib.import_module(module_name)
-    report = ReadReport()
+    report = report or ReadReport()
+    report.format = fmt
+    if (report.start_at or report.end_at is not None) and fmt not in APPEND_ONLY_FORMATS:
+        report.start_at = report.end_at = None  # only a file that grows by appended lines is read in parts
     transcript = clean_transcript(reader.read(str(path), fmt, report, caps, size))
     if warn:
         message = report.warning(str(path))
@@ -107,7 +117,7 @@ def _database(path: str) -> bool:
 
 
 def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_root: str | None, caps: Caps,
-                   warn: bool) -> Transcript:
+                   warn: bool, report: ReadReport) -> Transcript:
     import orjson
 
     from pipeline.transcripts.opencode import read_export
@@ -119,7 +129,7 @@ def _read_database(path: str, session: str | None, *, max_bytes: int, trusted_ro
     if size > max_bytes:
         raise InputError(f"session {document['info'].get('id')} holds {size} bytes of data, over the {max_bytes}-byte "
                          "cap (raise it with --max-bytes)", path=path)
-    report = ReadReport()
+    report.format = "opencode-db"
     transcript = clean_transcript(_fold_subagents(path, read_export(document, path, "opencode-db", report, caps), caps,
                                                   max_bytes))
     if warn:

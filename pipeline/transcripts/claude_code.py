@@ -56,6 +56,7 @@ METADATA_TYPES = frozenset(
 )
 
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+CARRY_KEY = "claude-code-tasks"  # ReadReport.carry: the TaskCreate/TaskUpdate list where a read stops
 SYNTHETIC_MODEL = "<synthetic>"
 WEAK_BRANCHES = frozenset({"", "HEAD"})
 
@@ -90,9 +91,11 @@ class _Reader:
         self.report = report
         self.caps = caps
         self.sink = EventSink(meta, report)
+        self.sink.settle = self._settle
         self.calls: dict[str, tuple[str, bool, str | None]] = {}
         self.tasks: list[TodoItem] = []
         self.next_task = 1
+        self._take_carry(report.carry.get(CARRY_KEY))
         self.text_id: object = None  # message.id of the assistant message being joined
         self.text_event: Event | None = None
         self.text_parts: list[str] = []
@@ -164,9 +167,39 @@ class _Reader:
     def finish(self) -> Transcript:
         """Close the pending assistant message and return the ``Transcript``."""
         self._flush_text()
+        self._give_carry()
         transcript = self.sink.finish()
         self._link_events(transcript.events)
         return transcript
+
+    def _take_carry(self, carried: object) -> None:
+        """Start with the 2.1.9x task list an earlier read of this file ended with (``ReadReport.carry``)."""
+        if not isinstance(carried, dict):
+            return
+        try:
+            self.tasks = [TodoItem(content=str(c), status=str(s), id=str(i)) for i, c, s in carried.get("tasks", [])]
+            self.next_task = int(carried.get("next", 1))
+        except (TypeError, ValueError):
+            self.tasks, self.next_task = [], 1
+
+    def _give_carry(self) -> None:
+        """Leave the task list in ``ReadReport.carry`` for a read that goes on from here."""
+        if self.tasks or self.next_task > 1:
+            self.report.carry[CARRY_KEY] = {"tasks": [[t.id, t.content, t.status] for t in self.tasks],
+                                            "next": self.next_task}
+
+    def _settle(self) -> None:
+        """Before a segment is cut (``EventSink``): the pending assistant message is complete, the segment's events
+        are linked, and the uuid links of records before the cut are dropped (memory stays bounded by a segment);
+        a compaction still waiting for its summary gets a new event in the next segment."""
+        self._flush_text()
+        self._give_carry()
+        self._link_events(self.sink.events)
+        parent = self.links.get(self.uuid) if self.uuid else None
+        self.links.clear()
+        if self.uuid:
+            self.links[self.uuid] = parent
+        self.boundary = None
 
     def _link_events(self, events: list[Event]) -> None:
         """Set each event's ``parent_uuid`` to its nearest ancestor record that produced an event."""

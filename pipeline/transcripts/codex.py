@@ -166,6 +166,13 @@ class _CodexState:
         self.results: dict[str, Event] = {}
         self.failed_patches: set[str] = set()
         self.seen_meta = False
+        sink.settle = self.settle
+
+    def settle(self) -> None:
+        """Before a segment is cut (``EventSink``): forget the calls and results of the segment that ends (a user
+        prompt follows; their outputs and patch results are in)."""
+        self.call_names.clear()
+        self.results.clear()
 
     def session_meta(self, payload: dict, ts: str | None) -> None:
         session_id = payload.get("id") or payload.get("session_id")

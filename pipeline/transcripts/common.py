@@ -183,12 +183,19 @@ class EventSink:
 
     ``add(kind, **fields)`` returns the new ``Event``; ``finish()`` returns the ``Transcript``.  Start and
     end time are taken from the first and last event timestamps when the reader did not set them.
+
+    Segments (issue 23): when the read has a segmenter (``report.segmenter``, ``segments.Segmenter``), a user
+    prompt or a compaction may close the events so far as a segment before it is added: ``settle`` (set by a
+    reader that completes events after adding them, or keeps maps of them) runs first, the segmenter hands the
+    segment on, and the events start again at index 0.  ``finish()`` then returns the last segment.
     """
 
     def __init__(self, meta: TranscriptMeta, report: ReadReport) -> None:
         self.meta = meta
         self.report = report
-        self.events: list[Event] = []
+        self.segmenter = report.segmenter
+        self.events: list[Event] = self.segmenter.take_initial() if self.segmenter is not None else []
+        self.settle = None  # the reader's "complete what is pending" hook, run before a segment is cut
 
     def add(
         self,
@@ -207,6 +214,11 @@ class EventSink:
     ) -> Event:
         """Append and return an ``Event`` of ``kind`` with the next index (fields as in ``Event``)."""
         events = self.events
+        if self.segmenter is not None and (kind == "user_prompt" or kind == "compaction") \
+                and self.segmenter.due(events, kind, line):
+            if self.settle is not None:
+                self.settle()
+            events = self.events = self.segmenter.cut(events, self.meta, line)
         # positional, in ``Event`` field order: half the cost of keywords (one call per transcript event)
         event = Event(len(events), kind, text, timestamp, tool_name, target, call_id, is_error, todos, agent, line,
                       session_id)

@@ -78,6 +78,7 @@ class _CopilotState:
         self.call_agents: dict[str, str] = {}  # task call id -> agent type/name
         self.dropped_calls: set[str] = set()  # report_intent and sub-agent-internal call ids
         self.subagent_results: dict[str, Event] = {}  # task call id -> its subagent_result Event
+        sink.settle = self.subagent_results.clear  # before a segment is cut: its events are done (``EventSink``)
 
     # --- meta -------------------------------------------------------------------------------------------
     def set_model(self, model: object) -> None:

@@ -147,9 +147,17 @@ class ReadReport:
     ``ignored``: reason -> count of known records deliberately not turned into events (noise such as Copilot
     ``report_intent`` calls, sub-agent-internal messages, ``abort`` markers); unlike ``unknown_types`` these
     are understood, just not part of the main thread.
-    ``window``: the lines a JSONL read left out by its byte window (``records.read_window``) as ``(first line,
-    last line, bytes)``, or None when the whole file was read.  ``unread``: the messages the rules engine's
-    reading window took out (``stages.rules.scan.windowed``): ``(count, characters, first line, last line)``.
+    Positions of a JSONL read (``records.iter_jsonl``; issue 23, incremental reads and segments): ``start_at`` is
+    ``(byte offset, lines before it)`` to start the read at (None: the file's start), ``end_at`` the byte offset of a
+    line start to end it at (None: the file's end); ``line_start`` the byte
+    offset of the line being read; ``covered`` and ``lines`` the byte offset and line count up to the last complete
+    line once the file was read to its end (None before).  Offsets count after a leading BOM.  ``segmenter``: the
+    ``segments.Segmenter`` that cuts the events of a read into segments as they come (None: one transcript);
+    ``format``: the format detected (set before the reader starts).  ``carry``: what a reader keeps across a read that
+    goes on from ``start_at`` (JSON-able; the reader of the format reads it when it starts and writes it at every cut and
+    at its end: Claude Code's TaskCreate/TaskUpdate list).  ``bad_timestamps``: lines whose timestamp could not be
+    read; ``invisible``: invisible characters removed; ``long_lines``: ``(line, bytes)`` of lines over the line cap
+    (``records.line_cap``), read through and skipped.
     """
 
     records: int = 0
@@ -158,8 +166,14 @@ class ReadReport:
     unknown_types: Counter = field(default_factory=Counter)
     capped_fields: int = 0
     ignored: Counter = field(default_factory=Counter)
-    window: tuple[int, int, int] | None = None
-    unread: tuple[int, int, int, int] | None = None
+    start_at: tuple[int, int] | None = None
+    end_at: int | None = None
+    line_start: int = 0
+    covered: int | None = None
+    lines: int | None = None
+    segmenter: object | None = None
+    format: str | None = None
+    carry: dict = field(default_factory=dict)
     bad_timestamps: list[int] = field(default_factory=list)
     invisible: int = 0
     long_lines: list[tuple[int, int]] = field(default_factory=list)
@@ -185,10 +199,6 @@ class ReadReport:
         if self.invisible:
             parts.append(f"removed {self.invisible} invisible character(s) (zero-width, bidi control or Unicode TAG: "
                          "text not shown on screen)")
-        if self.window:
-            first, last, nbytes = self.window
-            parts.append(f"read its start and its end: lines {first:,}-{last:,} ({nbytes / 1e6:.1f} MB) in between "
-                         "were not read (DUCK_TAPE_READ_WINDOW=0 reads every line)")
         if not parts:
             return None
         return f"duck-tape: warning: {path}: " + "; ".join(parts)

@@ -23,15 +23,6 @@ from pipeline.transcripts.source import open_transcript
 READ_BUFFER = 64 * 1024
 
 
-#: The byte window of a JSONL read (issue 14: memory and time bounded whatever the size): a file larger than
-#: ``READ_WINDOW`` bytes is read in its first seventh and its last six sevenths of that, the lines in between
-#: counted (their numbers stay right) but not parsed.  The session's start (its metadata, the task) and its
-#: recent past (several context windows' worth) are what a state file is made of; a checkpoint at each
-#: compaction has read the middle before.  10 MiB holds about what ``stages.rules.scan.READ_CHARS`` reads of messages
-#: (messages are ~5 % of a transcript's bytes).  ``DUCK_TAPE_READ_WINDOW`` (bytes; 0 reads everything) sets another.
-READ_WINDOW = 10 * 1024 * 1024
-WINDOW_ENV = "DUCK_TAPE_READ_WINDOW"
-
 #: The longest JSONL line parsed (issue 22 item 6: memory bounded whatever one line holds).  Parsing a line holds
 #: its bytes and the parsed object at once (about 3x the line at the peak: a 300 MB line took 0.94 GB), so a line
 #: over the cap is read through in 1 MiB pieces, never held whole, and skipped: its number and size go to
@@ -48,16 +39,6 @@ def line_cap() -> int:
     return int(raw) if raw.isdigit() and int(raw) > 0 else LINE_CAP
 
 
-def read_window() -> tuple[int, int]:
-    """``(head, tail)`` bytes of the JSONL byte window (``READ_WINDOW`` or ``$DUCK_TAPE_READ_WINDOW``; a value
-    that is not a whole number of bytes counts as unset); ``(0, 0)`` reads every line."""
-    raw = os.environ.get(WINDOW_ENV, "").strip().replace("_", "")
-    total = int(raw) if raw.isdigit() else READ_WINDOW
-    if total <= 0:
-        return 0, 0
-    return total // 7, total - total // 7
-
-
 def _drain_line(fh, size: int) -> int:
     """Read ``fh`` to the end of the current line in ``_DRAIN`` pieces (nothing kept); ``size`` plus the bytes read."""
     while True:
@@ -65,28 +46,6 @@ def _drain_line(fh, size: int) -> int:
         size += len(piece)
         if not piece or piece.endswith(b"\n"):
             return size
-
-
-def _skip_middle(fh, tail_start: int) -> tuple[int, int]:
-    """Read from ``fh``'s position (a line start) to the first line start at or after ``tail_start``, counting
-    newlines; returns ``(lines skipped, bytes skipped)``."""
-    start = fh.tell()
-    lines = 0
-    pos = start
-    at_line_start = True
-    while pos < tail_start:
-        chunk = fh.read(min(1 << 20, tail_start - pos))
-        if not chunk:
-            break
-        lines += chunk.count(b"\n")
-        pos += len(chunk)
-        at_line_start = chunk.endswith(b"\n")
-    if pos >= tail_start and not at_line_start:
-        # the line the tail would start inside: skipped whole (read through, never held); one line either way,
-        # ending in a newline or the file's last line, cut nowhere
-        if _drain_line(fh, 0):
-            lines += 1
-    return lines, fh.tell() - start
 
 
 def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Iterator[tuple[int, dict]]:
@@ -97,38 +56,47 @@ def iter_jsonl(path: str, report: ReadReport, limit: int | None = None) -> Itera
     parse reads (``repair_line``: invalid UTF-8 bytes replaced by U+FFFD, a byte order mark in front, a number
     beyond the range of a double) is kept; its number goes to ``report.repaired_lines``.
     Reads in binary, so a single multi-megabyte line costs only that line's memory, and a line over ``line_cap()``
-    bytes costs nothing (it is read through and named in ``report.long_lines``); at most ``limit`` bytes
-    (the size seen when the read started, ``source.open_transcript``), after a leading BOM.  A file larger than
-    the byte window (``read_window``) is read at its start and its end; ``report.window`` names the lines
-    left out.
+    bytes costs nothing (it is read through and named in ``report.long_lines``); every line up to ``limit`` bytes
+    (the size seen when the read started, ``source.open_transcript``), after a leading BOM.
+
+    Positions (issue 23, incremental reads and segments): ``report.start_at`` = ``(byte offset, lines before it)``
+    starts the read at that line start (offsets count after a BOM, as ``open_transcript`` does) and numbers lines on
+    from there; ``report.end_at`` (a line start) ends it before the line that starts there.  While a record is
+    yielded ``report.line_start`` is the byte offset of its line; when the file is read to its end
+    ``report.covered`` is the offset after the last line that is complete (a last line without its newline that does
+    not parse is being written: not covered) and ``report.lines`` the lines up to there.
     """
-    head, tail = read_window()
+    start, number = report.start_at or (0, 0)
+    stop = report.end_at
+    last, parsed = b"\n", True  # the last line read, and whether it made a record (a torn last line does not)
     with open_transcript(path, limit, buffer_size=READ_BUFFER) as fh:
-        size = fh.raw.size
-        windowed = head + tail > 0 and size > head + tail
-        number = 0
+        if start:
+            fh.seek(start)
+        pos = start
         readline = fh.readline
-        limit = line_cap() + 1
-        while True:  # ``for raw in fh`` would hold a line of any length whole
-            raw = readline(limit)
+        cap = line_cap() + 1
+        while stop is None or pos < stop:  # ``for raw in fh`` would hold a line of any length whole
+            raw = readline(cap)
             if not raw:
                 break
             number += 1
-            if len(raw) == limit and raw[-1] != 10:  # longer than the cap: read through, named, never held
+            report.line_start = pos
+            if len(raw) == cap and raw[-1] != 10:  # longer than the cap: read through, named, never held
                 del raw
-                report.long_lines.append((number, _drain_line(fh, limit)))
-                record = None
-            else:
-                record = _record(number, raw, report)
+                size = _drain_line(fh, cap)
+                report.long_lines.append((number, size))
+                pos += size
+                last, parsed = b"\n", True
+                continue
+            pos += len(raw)
+            record = _record(number, raw, report)
+            last, parsed = raw, record is not None
             if record is not None:
                 yield number, record
-            if windowed and fh.tell() >= head:
-                windowed = False
-                if size - tail > fh.tell():
-                    skipped, nbytes = _skip_middle(fh, size - tail)
-                    if skipped:
-                        report.window = (number + 1, number + skipped, nbytes)
-                        number += skipped
+        if last.endswith(b"\n") or parsed or last.isspace():
+            report.covered, report.lines = pos, number
+        else:  # a torn last line: read again next time
+            report.covered, report.lines = pos - len(last), number - 1
 
 
 def _record(number: int, raw: bytes, report: ReadReport) -> dict | None:

@@ -14,6 +14,7 @@ no total.  Pure apart from reading nothing: ``verify`` takes a ``Transcript``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
@@ -160,3 +161,102 @@ def verify(transcript: Transcript, *, only: int | None = None) -> Verification:
             check.verdicts = judge(entries_before(transcript, ev.index, since), text)
         result.checks.append(check)
     return result
+
+
+def verify_path(path: str, *, only: int | str | None = None, max_bytes: int,
+                progress: "Callable[[int | None], None] | None" = None) -> Verification:
+    """``verify`` of the transcript at ``path``, read segment by segment in bounded memory (issue 23): a segment
+    ends at every compaction (``pipeline.transcripts.segments``), so the entries of the events since the previous
+    compaction are extracted a segment at a time (each as ``entries_before`` extracts them, the segment its own
+    prefix), judged against the summary of the compaction that follows, and dropped.
+
+    ``only``: the 1-based number of the compaction to check, or ``"last"`` (every compaction is read, the last
+    one's check kept).  Raises ``ValueError`` when ``only`` is out of range (the CLI words it as a usage error),
+    ``InputError`` for an unreadable transcript.  ``progress(bytes read or None)`` after each segment.
+    """
+    from pipeline.engines import build_state
+    from pipeline.transcripts.segments import stream
+
+    known: dict[str, str] = {}
+    seen: set = set()
+    n = 0  # compactions met so far
+    since: int | None = None  # whole-transcript index of the last compaction
+    base = 0
+    carried: list[int] = []
+    pending: list[Entry] = []  # entries of the events since the last compaction (decisions, facts, tasks)
+    remaining: list[Entry] = []  # Remaining as it stands
+    have: set[tuple[str, str]] = set()
+    summaries_seen: dict[str, int] = {}
+    checks: list[Check] = []
+    meta = [None]
+
+    def consume(segment) -> None:
+        nonlocal n, since, base, carried, pending, remaining, have
+        seeds = len(segment.seeds)
+        seeded = list(carried[:seeds]) if len(carried) >= seeds else list(segment.seeds)
+        first = base
+
+        def number(i: int) -> int:
+            return seeded[i] if i < seeds else first + i - seeds
+
+        own = len(segment.transcript.events) - seeds
+        base += own
+        meta[0] = segment.transcript.meta
+        built = build_state(segment.transcript, now=NOW, action="verify", trigger="verify, engine: rules",
+                            known=known, seen=seen)
+        known.update(built.source.values if built.source is not None else {})
+        events = built.masked.events
+        for i in range(seeds, len(events)):
+            ev = events[i]
+            if ev.kind != "compaction":
+                continue
+            n += 1
+            g = number(i)
+            text = ev.text.strip()
+            missing = summaries.missing_reason(text, segment.transcript.meta.harness)
+            repeats = summaries_seen.get(text) if missing is None else None
+            if missing is None:
+                summaries_seen.setdefault(text, n)
+            if only is None or only == "last" or only == n:
+                check = Check(n, g, ev.line, ev.timestamp, ev.target, since, missing, repeats,
+                              len(text) if missing is None else 0, g - (since + 1 if since is not None else 0))
+                if missing is None and check.events_before > 0:
+                    check.verdicts = judge([*pending, *remaining], text)
+                if only == "last":
+                    checks[:] = [check]
+                else:
+                    checks.append(check)
+            since = g
+            pending, remaining, have = [], [], set()
+        if only in (None, "last") or n + 1 == only:  # the entries of the window of the compaction asked for
+            found = from_state(built.state, built.masked) + tasks(built.masked)
+            low = -1 if since is None else since
+            fresh = []
+            for e in found:
+                if e.event is not None:
+                    e.event = number(e.event)
+                    if not low < e.event or e.event in seeded:
+                        continue
+                if e.kind == "remaining":
+                    fresh.append(e)
+                    continue
+                k = (e.kind, e.text)
+                if k not in have:
+                    have.add(k)
+                    pending.append(e)
+            remaining = fresh or remaining
+        carried = [number(i) for i in _carried_of(events)]
+        if progress is not None:
+            progress(segment.end_offset)
+
+    stream(path, consume, max_bytes=max_bytes)
+    result = Verification(path, meta[0].harness if meta[0] is not None else "unknown", n, checks)
+    if only not in (None, "last") and not 1 <= only <= n:
+        raise ValueError(f"compaction {only} does not exist: the transcript has {n}")
+    return result
+
+
+def _carried_of(events):
+    from pipeline.transcripts.segments import _carried
+
+    return _carried(events)

@@ -45,15 +45,6 @@ def build(s: Scan) -> list[str]:
         commands.pop(shown, None)
         commands[shown] = None
     out = [f"Read the transcript: {s.meta.path}"] if s.meta.path else []
-    if s.lines_unread:
-        first_line, last_line, nbytes = s.lines_unread
-        out.append(f"Read the middle of the transcript too (lines {first_line}-{last_line}, {nbytes / 1e6:.1f} MB): it "
-                   "was past the reading window and was not read")
-    if s.unread:
-        count, chars, first, last = s.unread
-        where = f"lines {first}-{last}"
-        out.append(f"Read the middle of the transcript too ({where}): {count} messages ({chars:,} characters) "
-                   "there were past the reading window and were not read for decisions and facts")
     out += [f"Read: {p}" for p in list(files)[-MAX_FILES:]]
     out += [f"Run: {c}" for c in list(commands)[-MAX_COMMANDS:]]
     return out
