@@ -154,15 +154,14 @@ def _disproved(s: Scan, start: int, end: int, reports: list[int]) -> list[Candid
     """A failed last run of a check, in a turn whose report claims success."""
     if not any(_PASS_CLAIM.search(s.events[i].text) for i in reports):
         return []
+    from bisect import bisect_left
+
+    from pipeline.stages.rules.episodes import check_runs
+
     last: dict[tuple[str, str], tuple[int, int | None, str, str]] = {}
-    for call in s.calls:
-        if call < start:
-            continue
-        if call >= end:
-            break
+    for call in s.calls[bisect_left(s.calls, start):bisect_left(s.calls, end)]:
         r = s.result_of.get(call)
-        for kind, key, shown, outcome in tools.check_runs(tools.raw_command(s.events[call]),
-                                                          s.events[r] if r is not None else None):
+        for kind, key, shown, outcome in check_runs(s, call):  # once per scan; a stopped run is no failed run
             if outcome != "unknown":
                 last[(kind, key)] = (call, r, shown, outcome)
     out = []
@@ -186,10 +185,11 @@ def _reporting(s: Scan, start: int, end: int, *, changed: bool = False) -> list[
 
     from pipeline.stages.rules.struggle import looks
 
+    from pipeline.stages.rules.episodes import check_runs
+
     changes = s.memo.get("reports.changes")
     if changes is None:  # the calls that change something, once per scan (reports and choices both ask)
-        changes = s.memo["reports.changes"] = [
-            c for c in s.calls if not looks(s, c) and not tools.check_runs(tools.raw_command(s.events[c]), None)]
+        changes = s.memo["reports.changes"] = [c for c in s.calls if not looks(s, c) and not check_runs(s, c)]
     k = bisect_left(changes, end) - 1
     last_change = changes[k] if k >= 0 and changes[k] >= start else start
     if changed and last_change == start:

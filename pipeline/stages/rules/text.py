@@ -256,7 +256,26 @@ def _split_paragraph(text: str, start: int, end: int, out: list[tuple[int, int]]
         out.append((s, e))
 
 
+_SPANS_CACHE: dict[str, list[tuple[int, int]]] = {}
+_SPANS_CACHE_SIZE = 256  # texts: the rule modules split the same messages again (a prompt, the answer before it)
+_SPANS_CACHE_MIN = 200  # characters: shorter texts split faster than they hash
+_SPANS_CACHE_MAX = 50_000  # characters: the cache holds at most ~13 MB of texts, whatever the session's size
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` (the rules of ``_sentence_spans``); a message split before gives the same list
+    from a small cache (callers read it, never change it)."""
+    if not _SPANS_CACHE_MIN <= len(text) <= _SPANS_CACHE_MAX:
+        return _sentence_spans(text)
+    got = _SPANS_CACHE.get(text)
+    if got is None:
+        if len(_SPANS_CACHE) >= _SPANS_CACHE_SIZE:
+            _SPANS_CACHE.pop(next(iter(_SPANS_CACHE)))  # the oldest
+        got = _SPANS_CACHE[text] = _sentence_spans(text)
+    return got
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` of ``text``, in order, skipping fenced code blocks.
 
     Lines are sentence boundaries (markdown lists, headings), except that a line that does not end in
