@@ -27,7 +27,7 @@ def test_extract_raw_streamed_is_the_whole_read_rendered(path, monkeypatch):
     expected = extract.render(extract.run(whole))
     assert extract.extract_raw_text(str(path)) == expected
     # small segments, small masking runs, a section spooled to its file: the same bytes
-    monkeypatch.setattr(extract, "EXTRACT_POLICY_KW", dict(prompts=1, min_events=0))
+    monkeypatch.setattr(extract, "EXTRACT_POLICY_KW", dict(prompts=1, min_events=0, compaction_share=0.0))
     monkeypatch.setattr(extract, "MASK_CHUNK", 300)
     monkeypatch.setattr(extract, "SPOOL_MEMORY", 200)
     assert extract.extract_raw_text(str(path)) == expected

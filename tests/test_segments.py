@@ -133,3 +133,23 @@ def test_a_prompt_said_again_counts_once_toward_a_full_segment(tmp_path):
     same, _ = _segments(session(["continue"] * 12), policy)
     different, _ = _segments(session([f"task number {n}" for n in range(12)]), policy)
     assert len(same) == 1 and len(different) == 4
+
+
+def test_a_session_under_the_default_sizes_is_one_segment_whatever_its_prompts_and_compactions(tmp_path):
+    """The default policy cuts for size only: a reply stays with the question it answers, a compaction in a small
+    session is read with what came before it (every cut below the sizes cost probes on the development sets)."""
+    path = _session(tmp_path / "s.jsonl", rounds=20)
+    segments, _ = _segments(path, policy=Policy())
+    assert len(segments) == 1 and segments[0].last
+    assert len(segments[0].transcript.events) == len(read_transcript(str(path), warn=False).events)
+
+
+@pytest.mark.parametrize("share, cuts_at_compaction", [(0.0, True), (0.25, True), (0.9, False)])
+def test_a_compaction_ends_a_segment_once_it_is_a_share_full(tmp_path, share, cuts_at_compaction):
+    path = _session(tmp_path / "s.jsonl", rounds=6)
+    whole = read_transcript(str(path), warn=False)
+    before = next(i for i, e in enumerate(whole.events) if e.kind == "compaction")
+    chars = sum(len(e.text) for e in whole.events[:before])
+    segments, _ = _segments(path, policy=Policy(text_chars=int(chars / 0.5), compaction_share=share))
+    starts = [s.transcript.events[len(s.seeds)].kind for s in segments]
+    assert (starts[1:2] == ["compaction"]) is cuts_at_compaction

@@ -8,13 +8,17 @@ end the read after a segment (the time budget of a hook's first look, ``pipeline
 Where a segment ends (``Segmenter.due``; the events are cut only right before a user prompt or a compaction, so a
 turn is never split and a byte offset is a line start):
 
-* at every **compaction** (the harness's own boundary: the context started again there), once the segment holds an
-  event of its own;
-* else when it is **full** (``Policy``): ``prompts`` different user prompts once it holds ``min_events`` events (the
-  rules engine keeps the newest 12 tasks of a read, and a prompt said again is one task: a segment holds no more
-  than that unless they come so thick that a segment would be a few turns long, which costs more per event), ``message_chars`` characters of messages
-  (prompts, main-thread answers, sub-agent results, summaries: the text the sentence rules read), ``text_chars``
-  characters of all event text, ``events`` events, or ``bytes`` bytes of a JSONL file.
+* when it is **full** (``Policy``): ``message_chars`` characters of messages (prompts, main-thread answers, sub-agent
+  results, summaries: the text the sentence rules read, and what their time grows with), ``text_chars`` characters
+  of all event text, ``events`` events, ``bytes`` bytes of a JSONL file, or (when set) ``prompts`` different user
+  prompts once it holds ``min_events`` events;
+* at a **compaction** (the harness's own boundary: the context started again there) once the segment is
+  ``compaction_share`` full by any of those measures: a cut that has to come soon comes where the session itself
+  turned.
+
+A session under those sizes is read as one segment: the rules engine sees it whole, as a single read would (on the
+development sets every cut made below them cost probes: a reply read apart from the question it answers, a
+Remaining item apart from the work that left it open).
 
 A segment cut before a user prompt starts with copies of the last user prompt of the segment before and of the last
 main-thread answer after it (``Segment.seeds``): the new prompt may answer that answer ("yes, do that"), and the
@@ -43,12 +47,13 @@ _MESSAGE_KINDS = frozenset({"user_prompt", "compaction", "subagent_result"})
 class Policy:
     """When a segment is full (module docstring); ``bytes`` None: no byte limit."""
 
-    prompts: int = 12
+    prompts: int | None = None
     min_events: int = 300
-    message_chars: int = 200_000
+    message_chars: int = 1_000_000
     text_chars: int = 4_000_000
     events: int = 6_000
     bytes: int | None = None
+    compaction_share: float = 0.25
 
 
 DEFAULT_POLICY = Policy()
@@ -152,13 +157,12 @@ class Segmenter:
                 self.messages += size
         self.checked = max(self.checked, len(events) - 1)
         self.kind = kind
-        if kind == "compaction":
-            return True
         p = self.policy
-        if (self.prompts >= p.prompts and own >= p.min_events) or self.messages >= p.message_chars or self.text >= p.text_chars \
-                or own >= p.events:
+        share = p.compaction_share if kind == "compaction" else 1.0
+        if (p.prompts is not None and self.prompts >= p.prompts * share and own >= p.min_events * share) \
+                or self.messages >= p.message_chars * share or self.text >= p.text_chars * share or own >= p.events * share:
             return True
-        return bool(p.bytes and self.offsets and self.report.line_start - self.start_offset >= p.bytes)
+        return bool(p.bytes and self.offsets and self.report.line_start - self.start_offset >= p.bytes * share)
 
     def cut(self, events: list[Event], meta: TranscriptMeta, line: int) -> list[Event]:
         """Hand ``events`` on as a segment (``emit``); return the events the next one starts with."""

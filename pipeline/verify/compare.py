@@ -166,7 +166,7 @@ def verify(transcript: Transcript, *, only: int | None = None) -> Verification:
 def verify_path(path: str, *, only: int | str | None = None, max_bytes: int,
                 progress: "Callable[[int | None], None] | None" = None) -> Verification:
     """``verify`` of the transcript at ``path``, read segment by segment in bounded memory (issue 23): a segment
-    ends at every compaction (``pipeline.transcripts.segments``), so the entries of the events since the previous
+    ends at every compaction (``pipeline.transcripts.segments`` with ``compaction_share`` 0), so the entries of the events since the previous
     compaction are extracted a segment at a time (each as ``entries_before`` extracts them, the segment its own
     prefix), judged against the summary of the compaction that follows, and dropped.
 
@@ -175,7 +175,7 @@ def verify_path(path: str, *, only: int | str | None = None, max_bytes: int,
     ``InputError`` for an unreadable transcript.  ``progress(bytes read or None)`` after each segment.
     """
     from pipeline.engines import build_state
-    from pipeline.transcripts.segments import stream
+    from pipeline.transcripts.segments import DEFAULT_POLICY, stream
 
     known: dict[str, str] = {}
     seen: set = set()
@@ -249,7 +249,7 @@ def verify_path(path: str, *, only: int | str | None = None, max_bytes: int,
         if progress is not None:
             progress(segment.end_offset)
 
-    stream(path, consume, max_bytes=max_bytes)
+    stream(path, consume, max_bytes=max_bytes, policy=replace(DEFAULT_POLICY, compaction_share=0.0))
     result = Verification(path, meta[0].harness if meta[0] is not None else "unknown", n, checks)
     if only not in (None, "last") and not 1 <= only <= n:
         raise ValueError(f"compaction {only} does not exist: the transcript has {n}")
