@@ -538,3 +538,41 @@ def test_a_guessed_cause_is_no_finding(guess):
     b.asst(guess + " Let me check.")
     b.read("/home/dev/fw/src/app.c")
     assert not any(guess.split("`")[1] in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("claim", [
+    "The deploy is working again, and the cron job should now pick up `jobs/nightly.yaml` on its own.",
+    "I have already committed and pushed the changes to the `release/2.4` branch.",
+    "Since we ran `make install` earlier, your copy should already be updated.",
+])
+def test_a_status_claim_is_no_fact(claim):
+    b = B()
+    b.user("is the nightly job fixed?")
+    b.bash("systemctl status nightly", "Exit code 3\nnightly.service: Failed with result 'exit-code'", error=True)
+    b.asst(claim)
+    code = claim.split("`")[1]
+    assert not any(code in f for f in _facts(b))
+
+
+def test_a_read_whose_output_names_no_error_is_no_trial():
+    b = B()
+    b.user("look at the model code")
+    b.bash("cat src/model.py && echo --- && cat src/train.py",
+           "Exit code 1\nimport torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n",
+           error=True)
+    b.asst("The model only doubles its input.")
+    assert not any("cat src/model.py" in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("sentence", [
+    "Instead of patching the lockfile by hand, I'm thinking of regenerating it with `pnpm install`.",
+    "Given the failing `db:seed`, I'll reset the database first.",
+])
+def test_a_plan_after_a_leading_clause_is_narration(sentence):
+    b = B()
+    b.user("fix the install")
+    b.bash("pnpm install --frozen-lockfile", "Exit code 1\nERR_PNPM_OUTDATED_LOCKFILE  Cannot install with frozen-lockfile",
+           error=True)
+    b.asst(sentence)
+    b.bash("pnpm install", "Done in 4.1s")
+    assert not any(sentence[:30] in f for f in _facts(b))

@@ -314,10 +314,12 @@ def _inventory(text: str) -> bool:
 
 
 def struggle_claim(sentence: str) -> bool:
-    """Whether ``sentence`` is a verdict claimed, not a finding (``struggle._CLAIM`` without a cause)."""
+    """Whether ``sentence`` is a verdict claimed, not a finding (``struggle._CLAIM`` without a cause, or
+    ``struggle.REASSURANCE``)."""
     from pipeline.stages.rules import struggle
 
-    return bool(struggle._CLAIM.search(sentence)) and not struggle._CAUSE.search(sentence)
+    return bool(struggle._CLAIM.search(sentence)) and not struggle._CAUSE.search(sentence) or bool(
+        struggle.REASSURANCE.search(sentence))
 
 
 def _subagent(s: Scan, i: int) -> list[_Cand]:
@@ -729,6 +731,7 @@ def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
                   restated=kept.restated.get(id(c), 0))
         for k in KIND_ORDER for c in by_kind.get(k, [])
         if not addresses_agent(c.text)  # an order to "the next agent" is what some text said, never a fact to hand over
+        and not (k in ("fact", "quirk", "root_cause") and struggle_claim(c.text))  # "The build is working again"
     ]
     out.extend(Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, "summary", SUMMARY_PRIOR)
                for c in extra)

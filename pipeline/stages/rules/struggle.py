@@ -58,7 +58,7 @@ _CALLS = frozenset({"tool_call", "subagent_call", "todo_list"})
 NARRATION = lazy_re(
     r"^(?:[A-Z][\w'’-]*(?:\s+[\w'’./-]+){0,5}:\s+(?=I))?"  # a thought's title ("Examining App Styling: I'm …")
     r"(?:(?:ok(?:ay)?|great|good|perfect|alright|so|now|hmm+|ah|oh|well|right|excellent)\b[,!.]*\s*)*"
-    r"(?:before\s+[^,]{0,60},\s*)?(?:let\s+me|let['’]s|let\s+us|i['’]ll|i\s+will|i['’]m\s+going|i\s+am\s+going|i\s+need\s+to|"
+    r"(?:(?:before|instead\s+of|rather\s+than|after|since|to|given)\s+[^,]{0,60},\s*)?(?:let\s+me|let['’]s|let\s+us|i['’]ll|i\s+will|i['’]m\s+going|i\s+am\s+going|i\s+need\s+to|"
     r"i\s+should|i\s+could|i['’]m\s+(?:now|currently|still|also|thinking|considering|focused|focusing|working|making|trying|"
     r"reviewing|examining|analyzing|looking|checking|planning|going)|i['’]ve\s+(?:begun|started|decided\s+to)|my\s+next\s+step|"
     r"(?:preparing|planning|adding|updating|checking|considering|examining|analyzing|reviewing|investigating|exploring|"
@@ -97,6 +97,8 @@ _CLAIM = lazy_re(
     r"comprehensive|correct|fine|clean|solid|complete|extensive|user-friendly|well|perfect|right)\b|"
     r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done|complete[d]?)\b|"
     r"\b(?:is|are)\s+(?:\w+\s+)?(?:reasonable|appropriate|sensible|solid|robust|production-ready)\b|"
+    r"\b(?:i|we)\s+(?:have|'ve)\s+(?:already\s+|now\s+|just\s+)?(?:committed|pushed|implemented|fixed|deployed|merged|"
+    r"completed|updated|finished)\b|"
     r"\b(?:seems?|looks?)\s+like\s+(?:the\s+)?(?:best|most|right|simplest|easiest|cleanest|better|good)\b",
     re.IGNORECASE,
 )
@@ -287,6 +289,10 @@ _QUANTITY = lazy_re(
 )  # a unit ends where Latin letters do: "1873 req/s를" in Korean
 
 
+#: a reassurance: what should be so by now, not what was seen ("your copy should already be updated"), whatever
+#: its reason
+REASSURANCE = lazy_re(r"\bshould\s+(?:now|already)\s+(?:be\s+)?(?:work\w*|updated|fixed|fine|ready|in\s+place)\b",
+                      re.IGNORECASE)
 #: a guess anywhere in the sentence ("might be related to", "Wondering if", "可能是", "かもしれない")
 _TENTATIVE = lazy_re(r"\b(?:might|may|could|maybe|perhaps|possibly|probably|wonder(?:ing)?|guess)\b|可能|也许|아마|かも",
                      re.IGNORECASE)

@@ -386,7 +386,10 @@ def build(s: Scan) -> list[Trial]:
             out_stopped.append(Trial(f"`{_short(_what(events[i]))}` was interrupted by the user before it finished", r,
                                      stopped.start(), stopped.end(), 0, True))
             continue
-        span = error_span(text[:4000]) or _first_line(text[:4000])
+        span = error_span(text[:4000])
+        if span is None and tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))):
+            continue  # a reading command whose output names no error (a file's text, cut short): nothing learnt
+        span = span or _first_line(text[:4000])
         if span is None:
             continue
         a, b = span
