@@ -576,3 +576,25 @@ def test_a_plan_after_a_leading_clause_is_narration(sentence):
     b.asst(sentence)
     b.bash("pnpm install", "Done in 4.1s")
     assert not any(sentence[:30] in f for f in _facts(b))
+
+
+def test_a_bare_label_answering_several_questions_at_once_picks_nothing():
+    b = B()
+    b.user("write the spec for the export API")
+    b.asst("## Question 1: Page size\n\n| Option | Answer |\n|---|---|\n| A | 100 rows |\n| B | 1,000 rows |\n\n"
+           "## Question 2: File format\n\n| Option | Answer |\n|---|---|\n| A | CSV only |\n| B | CSV and Parquet |\n\n"
+           "Reply like `Q1: A, Q2: B`.")
+    b.user("B")
+    assert _decisions(b) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "The `terraform apply` step failed because the state lock is held by another run.",
+    "The `pnpm publish` command failed because the registry token has expired.",
+])
+def test_a_named_run_that_failed_is_no_rejected_option(sentence):
+    b = B()
+    b.user("ship it")
+    b.bash("make release", "Exit code 2\nError: release failed", error=True)
+    b.asst(sentence)
+    assert not any(status == "REJECTED" for status, _ in _decisions(b))

@@ -256,10 +256,13 @@ def _bare_pick(s: Scan, i: int, text: str) -> list[Found]:
     explicit = "| " in tail or proposals.RECOMMENDED.search(prev_text) is not None  # a table or a recommended option
     if "?" not in tail[tail.rfind("\n\n") + 1:] and "？" not in tail and not explicit:
         return []
-    run = _last_run(proposals.options_in(prev_text))
+    offered = proposals.options_in(prev_text)
+    label = m.group(1).lower()
+    if sum(1 for o in offered if o[0] == label) > 1:
+        return []  # several questions, each with its own "B": a bare "B" does not say which it answers
+    run = _last_run(offered)
     if len(run) < 2 or run[-1][3] < len(prev_text) - PICK_WINDOW:
         return []
-    label = m.group(1).lower()
     hit = next((o for o in run if o[0] == label), None)
     if hit is None:
         return []

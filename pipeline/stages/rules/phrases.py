@@ -148,6 +148,11 @@ _CAUSE = lazy_re(
 )
 
 
+#: a run named by its command and a run noun at the end: "the `firebase deploy` command", "`npm ci` step"
+_RUN_NAMED = lazy_re(r"`[^`]+`\s+(?:command|call|step|run|build|script|job|check|install(?:ation)?|deploy(?:ment)?|"
+                     r"request|push)\s*$", re.IGNORECASE)
+
+
 def hits_in(text: str, origin: str, *, explicit: bool = True) -> list[Hit]:
     """Decisions stated in ``text`` (explicit markers unless ``explicit`` is False, and implicit phrasings), in
     text order."""
@@ -317,8 +322,10 @@ def _one(pat: Pat, m: re.Match[str], sent: str, text: str, spans, k: int, origin
         return None
     if pat.name in ("failed-because", "didnt-work") and (
         _PRONOUN.match(what) and pat.name == "failed-because" or RUNLIKE.search(what) and len(what.split()) <= 3
+        or _RUN_NAMED.search(what)
     ):
-        return None  # "the build failed because…" reports a failure, it rejects no option
+        return None  # "the build failed because…", "the `firebase deploy` command failed because…" report a failure,
+        # they reject no option
     if pat.side == "after" and PHRASAL.match(what):  # "picking up with…", "dropping into…", "moving on to…"
         return None
     if pat.name == "chose":
