@@ -53,32 +53,30 @@ CORPUS_SHAPE = "a corpus probes file: a JSON object {transcript path: [probe obj
 def alias_path(alias: str) -> Path:
     """``probes.json`` of a named development set: ``real`` (``default_path``) or ``real2`` (``$DUCK_TAPE_CORPUS2``,
     else ``shared/corpus2`` beside a source checkout; InputError, exit 2, from an installed copy without it)."""
-    from pipeline.errors import InputError
-
     if alias == ALIAS:
         return default_path()
-    folder = os.environ.get("DUCK_TAPE_CORPUS2")
-    if folder:
-        return Path(folder) / "probes.json"
-    if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
-        return ROOT.parent / "shared" / "corpus2" / "probes.json"
-    raise InputError("--suite real2 needs the second real-session corpus: set DUCK_TAPE_CORPUS2 to the folder "
-                     "holding its probes.json (this installed duck-tape has no source checkout beside it)")
+    return _corpus_file("DUCK_TAPE_CORPUS2", "corpus2", "--suite real2 needs the second real-session corpus")
 
 
 def default_path() -> Path:
     """``probes.json`` of the corpus: under ``$DUCK_TAPE_CORPUS`` when set, else ``shared/corpus`` beside a source
     checkout.  An installed copy has no checkout beside it (``ROOT`` is site-packages): InputError (exit 2) saying
     that ``--suite real`` needs ``DUCK_TAPE_CORPUS`` (issue 24, item 4: it looked under ``lib/python3.11/shared``)."""
+    return _corpus_file("DUCK_TAPE_CORPUS", "corpus", "--suite real needs the real-session corpus")
+
+
+def _corpus_file(variable: str, folder_name: str, needs: str) -> Path:
+    """``probes.json`` under ``$variable`` when set, else under ``shared/<folder_name>`` beside a source checkout;
+    InputError (exit 2) starting with ``needs`` from an installed copy without either."""
     from pipeline.errors import InputError
 
-    folder = os.environ.get("DUCK_TAPE_CORPUS")
+    folder = os.environ.get(variable)
     if folder:
         return Path(folder) / "probes.json"
     if (ROOT / "pyproject.toml").is_file() and (ROOT / "evals").is_dir():
-        return ROOT.parent / "shared" / "corpus" / "probes.json"
-    raise InputError("--suite real needs the real-session corpus: set DUCK_TAPE_CORPUS to the folder holding its "
-                     "probes.json (this installed duck-tape has no source checkout beside it)")
+        return ROOT.parent / "shared" / folder_name / "probes.json"
+    raise InputError(f"{needs}: set {variable} to the folder holding its probes.json (this installed duck-tape has "
+                     "no source checkout beside it)")
 
 
 def _name_of(p: Path) -> str:
