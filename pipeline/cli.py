@@ -145,8 +145,14 @@ def recover(transcript: str, directory: Path, yes: bool, dry_run: bool, mask: bo
         from pipeline.llm import ledger
 
         ledger.record_run(directory, "recover", result.run, written)  # the tokens a model spent, for `status`
-        resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
-        _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
+        workspace = directory.absolute().parent
+        ran_in = result.state.cwd
+        if ran_in in ("", "unknown") or Path(ran_in) == workspace:
+            resume = "duck-tape resume" + ("" if str(directory) == DEFAULT_DIR else f" --dir {shlex.quote(str(directory))}")
+            _err(f"duck-tape: to continue from it, run: {resume}")  # issue 14: recover -> resume
+        else:  # resume uses only this folder's sessions: it would not pick this file up here
+            _err(f"duck-tape: the session ran in {ran_in}, not here: `duck-tape resume` there picks up its state; "
+                 "here, read the file itself")
         _out(str(written))
     elif not merge_context:
         _err("duck-tape: dry run: nothing was written")

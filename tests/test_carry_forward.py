@@ -79,7 +79,7 @@ def test_a_continued_session_inherits_rejections_and_facts_marked_with_their_ses
         in doc.facts
     assert f"Never push to main directly. (carried from session {A})" in doc.facts
     assert any("carried 1 rejected approach(es) and 3 fact(s) forward from 2026-09-01-1002-auto.state.md "
-               f"(session {A}); this is v2" in m for m in second.messages)
+               f"(session {A}); this state file is version 2 of the session" in m for m in second.messages)
     # C continues B: what B carried keeps A's mark, B's own entries get B's; the version goes on
     _, text_c = checkpoint(store, C, short_session(C), T3, tmp_path)
     doc = read_sections(text_c)

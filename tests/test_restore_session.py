@@ -285,3 +285,36 @@ def test_another_sessions_file_of_the_same_minute_does_not_block_the_distilled_o
     again = fresh.fresh_state(str(store), read_marker(store), now=TODAY, cwd=LEDGER)
     assert again.path == first.path and not again.distilled
     assert handoff(store)[0] == handoff(store)[0] and "ledger" in handoff(store)[0].lower()
+
+
+@pytest.mark.parametrize("payload", ['{"session_id":', '["not", "an object"]'])
+def test_a_payload_that_cannot_be_read_restores_nothing_and_says_why(tmp_path, monkeypatch, payload):
+    """A SessionStart payload the hook cannot read names no session: the store's newest compaction may be another
+    session's (found trying the hook as a new user would: it handed over another session's state)."""
+    store = tmp_path / ".duck-tape"
+    yesterday_and_a_skipped_checkpoint(store, monkeypatch)
+    out, err = io.StringIO(), io.StringIO()
+    assert restore_main(str(store), fmt="claude-code", reconcile=False, stdin=io.StringIO(payload), stdout=out,
+                        stderr=err) == 0
+    assert out.getvalue() == ""
+    assert err.getvalue().startswith("duck-tape: restore: nothing restored: hook stdin is ")
+    assert "the session that starts is unknown; run `duck-tape restore --session <id>`" in err.getvalue()
+    # the same store, read with a valid payload, restores: the refusal is about the payload only
+    out2 = io.StringIO()
+    assert restore_main(str(store), reconcile=False, stdin=io.StringIO(PAYLOAD_B), stdout=out2, stderr=io.StringIO()) == 0
+    assert "ledger" in out2.getvalue().lower()
+
+
+def test_recover_of_another_folders_session_does_not_promise_a_resume_here(tmp_path, monkeypatch, capsys):
+    """`make run` recovered a bundled session of /home/dev/shop and told the user to run `resume`, which then found
+    nothing (resume uses only this folder's sessions; found trying the README as a new user would)."""
+    monkeypatch.chdir(tmp_path)
+    from cc_jsonl import rate_limit_session
+
+    elsewhere = tmp_path / "elsewhere"
+    transcript = rate_limit_session(A, cwd=str(elsewhere)).write(tmp_path / f"{A}.jsonl")
+    assert main(["recover", str(transcript), "--yes", "--mask"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (f"duck-tape: the session ran in {elsewhere}, not here: `duck-tape resume` there "
+                                    "picks up its state; here, read the file itself")
+    assert "to continue from it" not in err

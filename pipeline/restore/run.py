@@ -66,6 +66,7 @@ class Starting:
     session_id: str | None = None
     cwd: str | None = None
     transcript: str | None = None
+    problems: tuple[str, ...] = ()  # the payload could not be read (``hooks.payload.parse_payload``'s lines)
 
 
 def starting_session(stdin: IO | None = None, session: str | None = None) -> Starting:
@@ -74,7 +75,7 @@ def starting_session(stdin: IO | None = None, session: str | None = None) -> Sta
     from pipeline.hooks.payload import parse_payload, read_stdin
 
     hook = parse_payload(read_stdin(stdin))
-    return Starting(session or hook.session_id, hook.cwd, hook.transcript_path)
+    return Starting(session or hook.session_id, hook.cwd, hook.transcript_path, tuple(hook.problems))
 
 
 def render_restore(directory: str, *, budget: int, fmt: str, reconcile: bool = True,
@@ -185,6 +186,11 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
     output = b""
     try:
         starting = starting_session(stdin, session)
+        if starting.problems and starting.session_id is None:
+            # the harness said which session starts, but not readably: the newest compaction may be another
+            # session's, and a wrong handoff misleads more than none
+            raise ValueError(f"{'; '.join(starting.problems)}, so the session that starts is unknown; "
+                             "run `duck-tape restore --session <id>` to choose one")
         output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
                                       reconcile=reconcile, starting=starting)
         if output:

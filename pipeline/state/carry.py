@@ -79,9 +79,11 @@ class Carried:
         count = len(self.decisions) + len(self.facts)
         if count:
             out.append(f"{prefix} carried {len(self.decisions)} rejected approach(es) and {len(self.facts)} fact(s) "
-                       f"forward from {self.previous.path.name} (session {self.previous.label}); this is v{self.version}")
+                       f"forward from {self.previous.path.name} (session {self.previous.label}); this state file is "
+                       f"version {self.version} of the session")
         else:
-            out.append(f"{prefix} nothing to carry forward from {self.previous.path.name}; this is v{self.version}")
+            out.append(f"{prefix} nothing to carry forward from {self.previous.path.name}; this state file is "
+                       f"version {self.version} of the session")
         out += [f"{prefix} swept {where} {item!r}: {why}" for where, item, why in self.swept]
         return out
 
