@@ -598,3 +598,43 @@ def test_a_named_run_that_failed_is_no_rejected_option(sentence):
     b.bash("make release", "Exit code 2\nError: release failed", error=True)
     b.asst(sentence)
     assert not any(status == "REJECTED" for status, _ in _decisions(b))
+
+
+# --- the agent's own prose rejection: an option considered, then turned down with its reason ----------------------
+@pytest.mark.parametrize(
+    "sentence, option, reason",
+    [
+        ("I considered polling every second until the 429 clears, but rejected it: the API counts every poll "
+         "against the quota.", "polling every second", "counts every poll"),
+        ("We looked at a shared Redis lock, but ruled it out because the job runs on a single host.",
+         "shared Redis lock", "single host"),
+        ("I thought about vendoring `left-pad`, but decided against it since the lockfile already pins it.",
+         "vendoring `left-pad`", "lockfile"),
+        ("Consideré reintentar cada segundo, pero lo descarté porque la API cuenta cada intento contra la cuota.",
+         "reintentar cada segundo", "cuota"),
+        ("Considerei usar um lock no Redis, mas descartei porque o job roda em um único host.", "lock no Redis", "host"),
+        ("我考虑过用轮询，但放弃了，因为每次请求都会计入配额。", "轮询", "配额"),
+        ("폴링도 고려했지만 요청마다 할당량이 차감되기 때문에 제외했습니다.", "폴링", "할당량"),
+        ("ポーリングも検討しましたが、毎回クォータを消費するため見送りました。", "ポーリング", "クォータ"),
+    ],
+)
+def test_an_option_the_agent_considered_and_turned_down_is_rejected_with_its_reason(sentence, option, reason):
+    b = B()
+    b.user("the sync job keeps hitting 429s, fix it")
+    b.asst(sentence)
+    b.edit("/home/dev/app/sync.py")
+    t = b.build()
+    got = [(d.status, d.what, d.reasoning) for d in distil.run(t).decisions]
+    assert any(s == "REJECTED" and option in w and reason in r for s, w, r in got), got
+
+
+@pytest.mark.parametrize("sentence", [
+    "I looked at the logs, but nothing stands out.",  # no option turned down
+    "I considered the retry budget and it holds.",
+    "我们放弃了，因为时间不够。",  # a bare particle is no option
+])
+def test_looking_at_something_is_no_rejected_option(sentence):
+    b = B()
+    b.user("why does the sync job fail?")
+    b.asst(sentence)
+    assert not any(status == "REJECTED" for status, _ in _decisions(b))

@@ -42,6 +42,10 @@ def _p(name: str, pattern: str, status: str, side: str = "after", **kw) -> Pat:
 
 PATTERNS: tuple[Pat, ...] = (
     # --- rejections first: "decided not to" must win over "decided to"
+    # "I considered X, but rejected it: <reason>": the option weighed, then turned down by a pronoun pointing back
+    _p("considered-rejected", r"\b(?:considered|thought\s+about|looked\s+at|evaluated|weighed)\s+(?:using\s+)?"
+       r"(?=[^.!?;]{1,160}?,?\s+but\s+(?:I\s+|we\s+)?(?:(?:rejected|ruled\s+out|dropped|discarded|decided\s+against|abandoned|"
+       r"gave\s+up\s+on|passed\s+on|skipped)\s+(?:it|that|this|them)\b|ruled\s+(?:it|that|this|them)\s+out\b))", REJECTED, keys=('con', 'tho', 'loo', 'eva', 'wei')),
     _p("decided-against", r"\b(?:decided|decide|deciding|chose|choosing)\s+(?:not\s+to\s+(?:use\s+|go\s+with\s+)?|against\s+(?:using\s+)?)", REJECTED, keys=('dec', 'cho')),
     _p("ruled-out", r"\brul(?:ed|ing|e)\s+out\s+", REJECTED, keys=('rul',)),
     _p("abandoned", r"\b(?:abandon(?:ed|ing|s)?|gave\s+up\s+on|giving\s+up\s+on|give\s+up\s+on)\s+(?:the\s+idea\s+of\s+|on\s+)?", REJECTED, keys=('aba', 'gav', 'giv')),
@@ -89,7 +93,7 @@ PATTERNS: tuple[Pat, ...] = (
 #: letter and anchored at a word start: Python's ``re`` tries alternatives one by one, so this keeps the scan
 #: at tens of MB/s.
 _TRIGGER_SRC = (
-    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|r(?:eplacing\s|un(?:ning)?\s+with|ais(?:e|ed|ing)\s)|b(?:est\s|etter\s|roke|eats?\s|ump)|c(?:hose|hoos|leanest|hang)|"
+    r"\b(?:a(?:bandon|void|ttempted|pproach\s+is)|co(?:nsidered\s)|e(?:valuated\s)|w(?:eighed\s)|th(?:ought\s+about\s)|lo(?:oked\s+at\s)|r(?:eplacing\s|un(?:ning)?\s+with|ais(?:e|ed|ing)\s)|b(?:est\s|etter\s|roke|eats?\s|ump)|c(?:hose|hoos|leanest|hang)|"
     r"l(?:ower(?:ed|ing)?\s)|"
     r"d(?:ecid|ecision|ropp|itch|iscard|ead\s+end)|f(?:inal\s|ix\s+is|ail)|"
     r"g(?:o(?:ing)?\s+with|o(?:ing)?\s+ahead\s+with|one\s+with|ave\s+up|iving\s+up|ive\s+up)|i(?:t\s+is[.!])|l(?:et(?:'s|’s|\s+us)\s)|"

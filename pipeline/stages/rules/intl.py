@@ -8,6 +8,8 @@ same sentence shapes:
 * **not X, Y** — "不要用 X，改用 Y", "不用 X，用 Y", "não use X, use Y", "no uses X, usa Y": X REJECTED, Y APPROVED;
 * **a choice verb with its reason** — "decidimos usar Y porque …", "optamos por Y", "我们决定用 Y，因为 …",
   "Y로 하기로 했습니다", "Yを使うことにしました": Y APPROVED (an assistant's needs a reason or an alternative);
+* **considered, then turned down** — "consideré X, pero lo descarté porque …", "考虑过 X，但放弃了", "X도
+  고려했지만 … 제외했습니다", "Xも検討しましたが…見送りました": X REJECTED;
 * **a rejection verb** — "descartamos X", "desistimos de X", "放弃了 X", "不考虑 X", "X는 쓰지 않기로", "Xは使わない
   ことにした": X REJECTED.
 
@@ -52,12 +54,21 @@ _PATTERNS: tuple[tuple[str, object], ...] = (
         r"no\s+vamos\s+a\s+usar|n[aã]o\s+use|no\s+uses|no\s+usemos)\s+(?:(?:o|a|el|la)\s+(?:ideia|idea)\s+de\s+)?"
         r"(?P<x>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya\s+que|já\s+que|dado))" + _REASON,
         re.IGNORECASE)),
+    # considered, then turned down (Latin): "consideré X, pero lo descarté porque …", "considerei X, mas descartei"
+    ("considered", lazy_re(
+        r"(?:consider[eé]|considerei|consideramos|pens[eé]\s+en|pensei\s+em|avaliei|evalu[eé])\s+(?:usar\s+|utilizar\s+)?"
+        r"(?P<x>[^,.;:!?]{2,80}?)\s*,?\s+(?:mas|pero)\s+(?:(?:o|a|lo|la|os|las)\s+)?(?:descartei|descart[eé]|descartamos|"
+        r"rejeitei|rechac[eé]|abandonei|abandon[eé]|desist[ií])" + _REASON,
+        re.IGNORECASE)),
     # choice verb (Latin) — the reason or an alternative is needed for the assistant
     ("chose", lazy_re(
         r"(?:decidimos|decid[ií]|optamos\s+por|optei\s+por|opt[eé]\s+por|escolhemos|escolhi|elegimos|eleg[ií]|"
         r"vamos\s+(?:usar|adotar|ficar\s+com)|vamos\s+a\s+usar|usaremos|vou\s+usar|voy\s+a\s+usar)\s+(?:(?:usar|utilizar|adotar|adoptar)\s+)?"
         r"(?P<y>" + _NP + r")(?=\s*(?:[,.;:!]|$|porque|pois|ya\s+que|já\s+que|dado))" + _REASON,
         re.IGNORECASE)),
+    ("zh-considered", lazy_re(
+        r"(?:考虑过|考虑了|想过|评估过)(?:用|使用|采用)?\s*(?P<x>" + _CJK_NP + r")\s*[，,]?\s*(?:但|但是|不过)[^。.!！]{0,20}?"
+        r"(?:放弃|否决|排除|没有采用|不采用)了?" + _REASON)),
     # zh: 不要用 X，改用 Y / 不用 X，用 Y / 用 Y，不用 X / 用 Y 而不是 X / 改用 Y / 决定用 Y / 放弃 X
     ("zh-not-x-y", lazy_re(
         r"(?:不要|别|不用|不再|不使用|不要再)(?:用|使用|采用)?\s*(?P<x>" + _CJK_NP + r")\s*(?:了)?\s*[，,、；;]?\s*(?:而是|请|就)?(?:改用|换成|换用|改成|用|使用|采用)\s*(?P<y>"
@@ -68,32 +79,38 @@ _PATTERNS: tuple[tuple[str, object], ...] = (
     ("zh-chose", lazy_re(
         r"(?:决定|选择了?|选定|最终|改为)(?:用|使用|采用)?\s*(?P<y>" + _CJK_NP + r")(?=\s*(?:[，,。.！!；;]|$|因为))" + _REASON)),
     ("zh-dropped", lazy_re(
-        r"(?:放弃了?|不考虑|排除了?|弃用)(?:使用|用)?\s*(?P<x>" + _CJK_NP + r")(?=\s*(?:[，,。.！!；;]|$|因为))" + _REASON)),
+        r"(?:放弃了?|不考虑|排除了?|弃用)(?:使用|用)?\s*(?!了)(?P<x>" + _CJK_NP + r")(?=\s*(?:[，,。.！!；;]|$|因为))" + _REASON)),
     # ko: X 대신 Y / X 말고 Y
     ("ko-y-instead", lazy_re(
         r"(?P<x>" + _CJK_NP + r")\s*(?:을|를|은|는)?\s*(?:대신(?:에)?|말고|보다는)\s*(?P<y>" + _CJK_NP
         + r")\s*(?:을|를|로|으로)?\s*(?:쓰|사용|하|갑|가)")),
+    ("ko-considered", lazy_re(r"(?P<x>" + _CJK_NP + r")\s*(?:도|를|을)?\s*고려했(?:지만|으나)\s*(?:(?P<r>[^.。]{2,60}?)\s*"
+                              r"(?:때문에|므로)\s*)?[^.。]{0,20}?(?:제외|포기|채택하지)")),
     ("ko-dropped", lazy_re(r"(?P<x>" + _CJK_NP + r")\s*(?:은|는|을|를)?\s*(?:쓰지\s*(?:마|말|않)|사용하지\s*(?:마|말|않)|제외하)")),
     # ja: X ではなく Y / X の代わりに Y
     ("ja-y-instead", lazy_re(
         r"(?P<x>" + _CJK_NP + r")\s*(?:ではなく|じゃなくて|じゃなく|の代わりに|をやめて)\s*(?P<y>" + _CJK_NP
         + r")\s*(?:を|で|に)")),
+    ("ja-considered", lazy_re(r"(?P<x>" + _CJK_NP + r")\s*(?:も|を)?\s*検討(?:しました|した)が[、,]?\s*(?:(?P<r>[^。]{2,60}?)"
+                              r"(?:ため|ので)[、,]?\s*)?[^。]{0,20}?(?:見送|却下|やめ|採用しな)")),
     ("ja-dropped", lazy_re(r"(?P<x>" + _CJK_NP + r")\s*(?:は|を)?\s*(?:使わない|使いません|使うのをやめ|採用しない|見送)")),
 )
 _STATUS = {
     "y-instead": "both", "not-x-y": "both", "chose": "APPROVED", "dropped": "REJECTED", "zh-not-x-y": "both",
     "zh-y-not-x": "both", "zh-chose": "APPROVED", "zh-dropped": "REJECTED", "ko-y-instead": "both",
-    "ko-dropped": "REJECTED", "ja-y-instead": "both", "ja-dropped": "REJECTED",
+    "ko-dropped": "REJECTED", "ja-y-instead": "both", "ja-dropped": "REJECTED", "considered": "REJECTED",
+    "zh-considered": "REJECTED", "ko-considered": "REJECTED", "ja-considered": "REJECTED",
 }
-_LATIN = frozenset({"y-instead", "not-x-y", "chose", "dropped"})
+_LATIN = frozenset({"y-instead", "not-x-y", "chose", "dropped", "considered"})
 _COND = lazy_re(r"(?:^|\s)(?:se|si|talvez|quizás|quizá|caso)\s|如果|假如|是否|可能|만약|もし|かもしれ", re.IGNORECASE)
 #: cheap pre-filters: a text is split into sentences only when it holds a cue word of one of these languages
 _HINT_LATIN = lazy_re(  # on lower-cased text, grouped by first letter (one dispatch per word start)
     r"\b(?:e(?:m\s+vez|n\s+lugar|n\s+vez|scolh|legimos|leg[ií]\b)|a(?:o\s+inv|bandonamos)|"
     r"n(?:o\s+lugar\s+de|[aã]o\s+(?:use|vamos|vou)|o\s+(?:uses|usemos|use|vamos)\b)|d(?:ecid(?:imos|[ií]\b)|escart|esist)|"
-    r"o(?:pt(?:amos|ei|[eé])\s+por)|v(?:amos\s|ou\s+usar|oy\s+a\s+usar)|u(?:saremos|semos)|m(?:elhor|ejor)\s)"
+    r"o(?:pt(?:amos|ei|[eé])\s+por)|v(?:amos\s|ou\s+usar|oy\s+a\s+usar)|u(?:saremos|semos)|m(?:elhor|ejor)\s|"
+    r"c(?:onsider(?:[eé]|ei|amos)\s)|p(?:ens[eé]\s+en|ensei\s+em)|a(?:valiei)|e(?:valu[eé]))"
 )
-_HINT_CJK = lazy_re(r"[用弃排选决改]|대신|말고|보다는|쓰지|사용하지|제외|ではなく|じゃな|代わり|使わ|やめ|採用|見送")
+_HINT_CJK = lazy_re(r"[用弃排选决改]|考虑|想过|评估|고려|検討|대신|말고|보다는|쓰지|사용하지|제외|ではなく|じゃな|代わり|使わ|やめ|採用|見送")
 #: an inability stated around the choice ("não consigo usar X em vez de Y", "无法用 X 代替 Y", "X 대신 Y를 사용할 수
 #: 없습니다", "YではなくXを使うことができません"): a report of what blocks the work, no decision
 _UNABLE_BEFORE = lazy_re(
