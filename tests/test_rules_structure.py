@@ -638,3 +638,30 @@ def test_looking_at_something_is_no_rejected_option(sentence):
     b.user("why does the sync job fail?")
     b.asst(sentence)
     assert not any(status == "REJECTED" for status, _ in _decisions(b))
+
+
+def test_a_search_whose_matches_hold_an_error_line_is_no_trial():
+    b = B()
+    b.user("where does the loader reject a skeleton?")
+    b.bash("rg -n 'raise ValueError|skeleton' src/",
+           "Exit code 2\nsrc/rep.py:101:    raise ValueError(f'No skeleton for nbjoints={n}')\nsrc/rep.py:7:# skeleton table",
+           error=True)
+    b.asst("The loader raises in `src/rep.py` line 101 when the joint count is unknown.")
+    assert not any("rg -n" in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("guess, kept", [
+    ("It feels like there might be a caching issue with `sharp` in the dev server.", False),
+    ("Perhaps `pnpm dedupe` would shrink the lockfile further.", False),
+    ("The generated `nginx.conf` has the `gzip on` line commented out, which suggests the template ran but might be stale.",
+     True),  # the observation stands; the guess is only its tail
+])
+def test_a_guess_in_the_first_clause_is_no_fact(guess, kept):
+    b = B()
+    b.user("why is the site slow in dev?")
+    b.bash("curl -sI localhost:3000/_next/image", "Exit code 22\ncurl: (22) The requested URL returned error: 500", error=True)
+    b.asst(guess)
+    b.read("/home/dev/site/next.config.js")
+    b.edit("/home/dev/site/next.config.js")
+    code = guess.split("`")[1]
+    assert any(code in f for f in _facts(b)) is kept

@@ -95,7 +95,7 @@ _CLAIM = lazy_re(
     r"\bsuccessfully\b|\b(?:has|have)\s+been\s+(?:\w+\s+)?(?:committed|merged|pushed|created|deployed|fixed|completed|"
     r"implemented|resolved|updated|added)\b|\b(?:looks?|seems?|appears?)\s+(?:\w+\s+)?(?:good|great|excellent|"
     r"comprehensive|correct|fine|clean|solid|complete|extensive|user-friendly|well|perfect|right)\b|"
-    r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done|complete[d]?)\b|"
+    r"\b(?:is|are|'s)\s+(?:now\s+)?(?:fully\s+)?(?:ready|running\s+cleanly|working|green|done|complete[d]?|clean)\b|"
     r"\b(?:is|are)\s+(?:\w+\s+)?(?:reasonable|appropriate|sensible|solid|robust|production-ready)\b|"
     r"\b(?:i|we)\s+(?:have|'ve)\s+(?:already\s+|now\s+|just\s+)?(?:committed|pushed|implemented|fixed|deployed|merged|"
     r"completed|updated|finished)\b|"
@@ -289,10 +289,11 @@ _QUANTITY = lazy_re(
 )  # a unit ends where Latin letters do: "1873 req/s를" in Korean
 
 
-#: a reassurance: what should be so by now, not what was seen ("your copy should already be updated"), whatever
-#: its reason
-REASSURANCE = lazy_re(r"\bshould\s+(?:now|already)\s+(?:be\s+)?(?:work\w*|updated|fixed|fine|ready|in\s+place)\b",
-                      re.IGNORECASE)
+#: a reassurance: what should be so by now, not what was seen ("your copy should already be updated"), or a guess
+#: ("there might be a naming issue"), whatever its reason
+REASSURANCE = lazy_re(r"\bshould\s+(?:now|already)\s+(?:be\s+)?(?:work\w*|updated|fixed|fine|ready|in\s+place)\b|"
+                      r"^[^,;:—(]*?(?:\b(?:might|maybe|perhaps|possibly|feels?\s+like|i\s+suspect|i\s+wonder|wondering)\b|"
+                      r"也许|아마|かもしれ)", re.IGNORECASE)  # or a guess in its first clause: what the agent supposed
 #: a guess anywhere in the sentence ("might be related to", "Wondering if", "可能是", "かもしれない")
 _TENTATIVE = lazy_re(r"\b(?:might|may|could|maybe|perhaps|possibly|probably|wonder(?:ing)?|guess)\b|可能|也许|아마|かも",
                      re.IGNORECASE)

@@ -282,6 +282,8 @@ def _head(cmd: str) -> str:
     return " ".join(words)
 
 
+#: a line of a search's output: ``path:line:`` then the matched text
+_MATCH_LINE = lazy_re(r"^\s*(?:…|\.\.\.)?[\w./\\~-]+:\d+[:-]")
 #: what only filters a command's output: a pipe into grep/tail/head/tee/less/sort, a redirection, ``&& grep …``
 _FILTERS = lazy_re(r"\s*(?:\||&&)\s*(?:grep|rg|tail|head|tee|less|sort|uniq|wc|cut|awk|sed\s+-n)\b[^|;&]*|\s*\d?>&?\d?\s*(?:/dev/null)?")
 
@@ -389,6 +391,8 @@ def build(s: Scan) -> list[Trial]:
         span = error_span(text[:4000])
         if span is None and tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))):
             continue  # a reading command whose output names no error (a file's text, cut short): nothing learnt
+        if span is not None and _MATCH_LINE.match(text[span[0]:span[1]]) and _diagnostic(_parts(_what(events[i]))[:1]):
+            continue  # a search's match ("src/x.py:101: raise ValueError(…)"): the code it found, not its error
         span = span or _first_line(text[:4000])
         if span is None:
             continue
