@@ -665,3 +665,27 @@ def test_a_guess_in_the_first_clause_is_no_fact(guess, kept):
     b.edit("/home/dev/site/next.config.js")
     code = guess.split("`")[1]
     assert any(code in f for f in _facts(b)) is kept
+
+
+@pytest.mark.parametrize("second, kept", [
+    ("The seed step writes `orders_tmp` with a 30 s TTL and the next query reads it after expiry.", True),
+    ("The quickest fix is `orders_tmp` with a longer TTL in the seed script.", False),  # a remedy proposed
+    ("解决方法是延长 `orders_tmp` 的 TTL。", False),
+])
+def test_a_diagnosis_goes_on_with_its_mechanism_not_with_the_remedy(second, kept):
+    """The diagnosis need not quote the result (here no word of it does); the sentence after it does."""
+    b = B()
+    b.user("why do the report tests flake?")
+    b.bash("redis-cli ttl orders_tmp", "(integer) 30")  # an ordinary result
+    b.asst("Root cause: the report suite runs after the seed suite because pytest orders the folders by name. "
+           + second + "\n\nShall I change it?")
+    assert any("orders_tmp" in f for f in _facts(b)) is kept
+
+
+def test_one_digit_is_no_measurement_read_off_a_result():
+    b = B()
+    b.user("check the cache")
+    b.bash("redis-cli info memory | head -3", "# Memory\nused_memory:2097152\nused_memory_human:2.00M")
+    b.asst("Latency is 2 ms here and 9 ms on staging. Next the eviction policy.")
+    b.edit("/home/dev/app/cache.py")
+    assert not any("Latency is 2 ms" in f for f in _facts(b))

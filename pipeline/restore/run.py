@@ -189,10 +189,11 @@ def restore_main(directory: str | None = None, budget: int | None = None, fmt: s
         if starting.problems and starting.session_id is None:
             # the harness said which session starts, but not readably: the newest compaction may be another
             # session's, and a wrong handoff misleads more than none
-            raise ValueError(f"{'; '.join(starting.problems)}, so the session that starts is unknown; "
-                             "run `duck-tape restore --session <id>` to choose one")
-        output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
-                                      reconcile=reconcile, starting=starting)
+            note = (f"{PREFIX} nothing restored: {'; '.join(starting.problems)}, so the session that starts is "
+                    "unknown; run `duck-tape restore --session <id>` to choose one")
+        else:
+            output, note = render_restore(directory or DEFAULT_STORE, budget=budget or DEFAULT_BUDGET, fmt=fmt,
+                                          reconcile=reconcile, starting=starting)
         if output:
             sink = getattr(out, "buffer", None)
             if sink is not None:

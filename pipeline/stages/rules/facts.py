@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from pipeline.lazyre import lazy_re
 from pipeline.litgate import gated_re
-from pipeline.stages.rules import candidates, edits, factprune, findings, paste, reviews, shellenv, tools, trials
+from pipeline.stages.rules import candidates, edits, factprune, findings, paste, reviews, shellenv, struggle, tools, trials
 from pipeline.stages.rules.candidates import Candidate
 from pipeline.stages.rules.scan import Scan
 from pipeline.stages.rules.text import (
@@ -170,7 +170,6 @@ _SUB_NOT_FINDING = lazy_re(
     r"reverses|flattens|inverts|converts|parses|iterates|validates)\b[^:\n]{0,60}:\s|(?:load|read|open|save|write|run|call|compute|apply)\s+(?:the\s+)?[\w-]+\s+[\w-]+\s+from\b|to\s+(?:use|run|start|try)\s+(?:it|this|the)|usage\s*:|run\s+`[^`]+`\s+to\b|you\s+can\s+(?:now\s+)?(?:run|use|call))",
     re.I,
 )
-#: a state the sub-agent observed ("main is 7 commits ahead of origin", "working tree is clean", "3 tests fail")
 #: a sub-agent's line of what it did ("Replaced hardcoded limits with …", "- Modified error handling …") or a
 #: clean check ("No broken internal links found"): its work done, not a finding; a commit listed by hash
 _SUB_DID = lazy_re(
@@ -179,6 +178,7 @@ _SUB_DID = lazy_re(
 )
 _SUB_CLEAN = lazy_re(r"^no\s+(?:[\w-]+\s+){0,3}(?:found|detected)\W*$|^`?[0-9a-f]{7,40}`?\s*[—–:-]\s", re.I)
 _SUB_LIMIT = lazy_re(r"\b(?:not|no|never|only|because|but|however|instead|still|except|unless)\b|n't\b", re.I)
+#: a state the sub-agent observed ("main is 7 commits ahead of origin", "working tree is clean", "3 tests fail")
 _SUB_STATE = lazy_re(
     r"\b(?:ahead|behind|clean|dirty|uncommitted|unpushed|untracked|passes|passing|fails?|failing|broken|missing|"
     r"not\s+(?:found|present|set|used|caught|handled)|none\s+(?:found|present)|no\s+\w+\s+(?:were|was|is|are)\s+(?:found|present))\b",
@@ -313,15 +313,6 @@ def _inventory(text: str) -> bool:
     return any(t in text for t in _TREE) or len(_LABEL_BULLET.findall(text)) >= 6
 
 
-def struggle_claim(sentence: str) -> bool:
-    """Whether ``sentence`` is a verdict claimed, not a finding (``struggle._CLAIM`` without a cause, or
-    ``struggle.REASSURANCE``)."""
-    from pipeline.stages.rules import struggle
-
-    return bool(struggle._CLAIM.search(sentence)) and not struggle._CAUSE.search(sentence) or bool(
-        struggle.REASSURANCE.search(sentence))
-
-
 def _subagent(s: Scan, i: int) -> list[_Cand]:
     text = s.events[i].text
     inventory = _inventory(text)
@@ -332,7 +323,7 @@ def _subagent(s: Scan, i: int) -> list[_Cand]:
         line_start = text.rfind("\n", 0, a) + 1
         if "#" in text[line_start:a] or _SUB_NOT_FINDING.match(sent):
             continue
-        if struggle_claim(sent):
+        if struggle.claimed(sent):
             continue  # "The implementation is complete, tested, and ready": a verdict on its own work
         if _SUB_CLEAN.match(sent) or (_SUB_DID.match(sent) and not _SUB_LIMIT.search(sent)):
             continue  # the sub-agent's own work (unless it says what limits it) or a clean check: Done, not a finding
@@ -661,7 +652,7 @@ def _decided_spans(s: Scan, decisions: Sequence[Decision]) -> dict[int, list[tup
 
 def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
     """Every Established Facts candidate of ``s`` (module rules), deduplicated, one per finding, with its prior."""
-    from pipeline.stages.rules import reports, scope, struggle
+    from pipeline.stages.rules import reports, scope
     from pipeline.stages.rules.workflow import is_real_prompt
 
     raw: dict[str, _Window] = {k: _Window() for k in KIND_ORDER}
@@ -731,7 +722,7 @@ def propose(s: Scan, decisions: Sequence[Decision] = ()) -> list[Candidate]:
                   restated=kept.restated.get(id(c), 0))
         for k in KIND_ORDER for c in by_kind.get(k, [])
         if not addresses_agent(c.text)  # an order to "the next agent" is what some text said, never a fact to hand over
-        and not (k in ("fact", "quirk", "root_cause") and struggle_claim(c.text))  # "The build is working again"
+        and not (k in ("fact", "quirk", "root_cause") and struggle.claimed(c.text))  # "The build is working again"
     ]
     out.extend(Candidate(_OUT_KIND.get(c.kind, c.kind), c.text, c.ev, c.start, c.end, "summary", SUMMARY_PRIOR)
                for c in extra)

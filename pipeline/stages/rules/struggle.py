@@ -15,8 +15,10 @@ agent's explanation → a changed call that succeeds (the error line and the fix
   words) and either limits or explains (those words) or the agent acted on it: the agent reading what it saw,
   not describing its own plan; or when it reports a measurement against its baseline (two quantities, one read
   off the result: "Peak RSS is 61 MB (it was about 1.8 GB)"), or is the next sentence, no guess, of a diagnosis's
-  paragraph (a finding naming a cause goes on: "The burst test sets a refill of 0.01 tokens/s …").  A sentence that names nothing but shares a word with an unflagged error line
-  ("I see the binary was busy.") is led by that line.
+  paragraph (a finding naming a cause goes on: "The burst test sets a refill of 0.01 tokens/s …").  A sentence
+  that names nothing but shares a word with an unflagged error line ("I see the binary was busy.") is led by that
+  line.  A claim ("is working again", "I have already pushed"), a reassurance ("should already be updated") or a
+  guess in the sentence's first clause is no finding (``claimed``, which ``facts`` applies to every fact).
 * **Anomaly** — the unflagged error line itself: "`<command>` printed: <line>" (a flagged failure is
   ``trials``' to state).
 * **Fixed after** — a command fails (not a test failing on the code under work: ``trials.own_failure``), the agent
@@ -289,25 +291,46 @@ _QUANTITY = lazy_re(
 )  # a unit ends where Latin letters do: "1873 req/s를" in Korean
 
 
-#: a reassurance: what should be so by now, not what was seen ("your copy should already be updated"), or a guess
-#: ("there might be a naming issue"), whatever its reason
-REASSURANCE = lazy_re(r"\bshould\s+(?:now|already)\s+(?:be\s+)?(?:work\w*|updated|fixed|fine|ready|in\s+place)\b|"
-                      r"^[^,;:—(]*?(?:\b(?:might|maybe|perhaps|possibly|feels?\s+like|i\s+suspect|i\s+wonder|wondering)\b|"
-                      r"也许|아마|かもしれ)", re.IGNORECASE)  # or a guess in its first clause: what the agent supposed
-#: a guess anywhere in the sentence ("might be related to", "Wondering if", "可能是", "かもしれない")
-_TENTATIVE = lazy_re(r"\b(?:might|may|could|maybe|perhaps|possibly|probably|wonder(?:ing)?|guess)\b|可能|也许|아마|かも",
-                     re.IGNORECASE)
+#: the words of a guess ("might", "perhaps", "feels like", "I suspect", "也许", "아마", "かも")
+_GUESS = r"\b(?:might|maybe|perhaps|possibly|probably|feels?\s+like|i\s+(?:suspect|wonder|guess)|wondering)\b|也许|아마|かも"
+#: what the agent supposed, not what it saw: a reassurance of what should be so by now ("your copy should already be
+#: updated"), or a guess in the sentence's first clause ("It feels like there might be a naming issue"; a trailing
+#: guess after an observation leaves the observation standing)
+_SUPPOSED = lazy_re(r"\bshould\s+(?:now|already)\s+(?:be\s+)?(?:work\w*|updated|fixed|fine|ready|in\s+place)\b|"
+                    r"^[^,;:—(]*?(?:" + _GUESS + ")", re.IGNORECASE)
+#: a guess anywhere in the sentence, "may" and "could" too ("might be related to", "Wondering if", "可能是")
+_TENTATIVE = lazy_re(r"\b(?:may|could)\b|可能|" + _GUESS, re.IGNORECASE)
+
+
+#: a sentence that proposes the remedy rather than going on with the cause ("The quickest fix is `retry: 2`…",
+#: "Fix: an autouse fixture…", "解决方法：…", "해결책은…", "対策は…"): a proposal is the Decision Log's to judge
+_REMEDY = lazy_re(r"^(?:the\s+|a\s+|one\s+)?(?:\w+\s+)?(?:fix|solution|workaround|remedy)\b|^(?:修正|修复|解决|해결|対策)",
+                  re.IGNORECASE)
+
+
+def claimed(sentence: str) -> bool:
+    """Whether ``sentence`` claims or supposes rather than finds: a status or verdict claimed (``_CLAIM``) without a
+    cause, or what the agent supposed (``_SUPPOSED``)."""
+    return bool(_CLAIM.search(sentence)) and not _CAUSE.search(sentence) or bool(_SUPPOSED.search(sentence))
 
 
 def _measured(sentence: str, result: str) -> bool:
     """Whether ``sentence`` reports a measurement against a baseline read off ``result``: it names two quantities
     (the reading and what it was or is compared with: "Peak RSS is 61 MB (it was about 1.8 GB)", "从 41.8s 降到
-    6.9s") and the digits of one of them open a number of the result (61 MB ← "61408 kbytes")."""
-    found = [m.group(1) for m in _QUANTITY.finditer(sentence)]
+    6.9s") and the digits of one of them, two or more, open a number of the result (61 MB ← "61408 kbytes", 3.2 s ←
+    "3.214 s")."""
+    found = [re.sub(r"\D", "", m.group(1)) for m in _QUANTITY.finditer(sentence)]
     if len(found) < 2:
         return False
-    numbers = set(re.findall(r"\d+", result))
-    return any(any(n.startswith(q.replace(",", ".").split(".")[0]) for n in numbers) for q in found)
+    numbers = {re.sub(r"\D", "", n) for n in re.findall(r"\d+(?:[.,]\d+)*", result)}
+    return any(len(q) >= 2 and any(n.startswith(q) for n in numbers) for q in found)  # one digit opens anything
+
+
+def _reads_result(sentence: str, result: str, acted: bool) -> bool:
+    """Whether ``sentence``, after an ordinary ``result``, reads it: a measurement against its baseline, or it
+    speaks of the result and limits or explains it, or names something wrong it shows that the agent acted on."""
+    return _measured(sentence, result) or _refers(sentence, result) and bool(
+        FINDING_WORDS.search(sentence) or (acted and _anomalous(sentence, result)))
 
 
 def _refers(sentence: str, result: str) -> bool:
@@ -369,22 +392,23 @@ def _observations(s: Scan) -> list[Candidate]:
             if taken >= MAX_PER_RESULT or j in seen:
                 break
             ev = s.events[j]
-            continued = 0  # where the paragraph of the last finding taken in this message ends
+            continued = 0  # where the paragraph of the message's last diagnosis (a sentence naming a cause) ends
             for a, b in s.spans(j)[:READ_SENTENCES]:
                 sentence = strip_markup(ev.text[a:b])
                 if not _statement(sentence) or _heading_line(ev.text, a, b):
                     continue
+                goes_on = continued and a <= continued and not _TENTATIVE.search(sentence) and not _REMEDY.match(sentence)
+                if CAUSE_WORDS.search(sentence):  # a diagnosis (taken here or by another rule): its paragraph goes on
+                    end = ev.text.find("\n\n", b)
+                    continued = len(ev.text) if end < 0 else end
                 text = sentence
                 if not distinctive(sentence):
                     if anomaly is None or not (tokens(sentence) & tokens(err)):
                         continue  # names nothing: the agent thinking aloud
                     call = call_of_result.get(at)
                     text = f"`{_shown_cmd(s, call) if call is not None else 'a call'}`: {err} — {sentence}"
-                elif not failed and not (continued and a <= continued and not _TENTATIVE.search(sentence)) and not _measured(sentence, seen_text) and not (
-                        _refers(sentence, seen_text) and (
-                        FINDING_WORDS.search(sentence) or (acted and _anomalous(sentence, seen_text)))):
-                    continue  # after an ordinary result: a finding about what it showed, something wrong it acted on,
-                    # a measurement against its baseline, or the next sentence of a finding's paragraph
+                elif not failed and not goes_on and not _reads_result(sentence, seen_text, acted):
+                    continue  # after an ordinary result: only its reading, or the next sentence of a diagnosis
                 elif _SUCCESS_ONLY.match(sentence) or _STATUS_LABEL.match(sentence) or (
                         _CLAIM.search(sentence) and not _CAUSE.search(sentence)):
                     continue
@@ -396,9 +420,6 @@ def _observations(s: Scan) -> list[Candidate]:
                 out.append(Candidate(kind, clip(text, LIMIT), j, a, b, "diagnosis" if failed else "observation", prior))
                 seen.add(j)
                 taken += 1
-                if CAUSE_WORDS.search(sentence):  # a diagnosis: its paragraph goes on with the mechanism
-                    end = ev.text.find("\n\n", b)
-                    continued = len(ev.text) if end < 0 else end
                 if taken >= MAX_PER_RESULT:
                     break
     return out

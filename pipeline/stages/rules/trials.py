@@ -389,9 +389,10 @@ def build(s: Scan) -> list[Trial]:
                                      stopped.start(), stopped.end(), 0, True))
             continue
         span = error_span(text[:4000])
-        if span is None and tools.command_of(events[i]) and _diagnostic(_parts(_what(events[i]))):
+        parts = _parts(_what(events[i])) if tools.command_of(events[i]) else []
+        if span is None and parts and _diagnostic(parts):
             continue  # a reading command whose output names no error (a file's text, cut short): nothing learnt
-        if span is not None and _MATCH_LINE.match(text[span[0]:span[1]]) and _diagnostic(_parts(_what(events[i]))[:1]):
+        if span is not None and parts and _diagnostic(parts[:1]) and _MATCH_LINE.match(text[span[0]:span[1]]):
             continue  # a search's match ("src/x.py:101: raise ValueError(…)"): the code it found, not its error
         span = span or _first_line(text[:4000])
         if span is None:
