@@ -689,3 +689,12 @@ def test_one_digit_is_no_measurement_read_off_a_result():
     b.asst("Latency is 2 ms here and 9 ms on staging. Next the eviction policy.")
     b.edit("/home/dev/app/cache.py")
     assert not any("Latency is 2 ms" in f for f in _facts(b))
+
+
+@pytest.mark.parametrize("answer", ["Claude AI usage limit reached|1754528400", "5-hour usage limit reached. Resets at 3pm."])
+def test_a_subagent_answered_by_the_harness_limit_found_nothing(answer):
+    b = B()
+    b.user("review the webhook handler")
+    b.subagent("review webhooks", answer, agent="code-reviewer")
+    b.asst("The reviewer could not run; I'll review it myself.")
+    assert not any("usage limit" in f for f in _facts(b))

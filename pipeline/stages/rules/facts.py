@@ -315,6 +315,8 @@ def _inventory(text: str) -> bool:
 
 def _subagent(s: Scan, i: int) -> list[_Cand]:
     text = s.events[i].text
+    if trials.harness_refusal(text):
+        return []  # "Claude AI usage limit reached|…": the harness answered for the sub-agent, which found nothing
     inventory = _inventory(text)
     scored = []
     for a, b, sent in _sentences(s, i):

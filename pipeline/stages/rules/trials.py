@@ -264,6 +264,12 @@ _MECHANICS = lazy_re(
     r"nothing\s+(?:added\s+)?to\s+commit|no\s+changes\s+added\s+to\s+commit",  # git's no-op: the work was already in
     re.IGNORECASE,
 )
+def harness_refusal(text: str) -> bool:
+    """Whether a tool or sub-agent result is the harness's own refusal or limit (``_MECHANICS``: an edit tool
+    misused, a usage limit reached), not anything the call found."""
+    return bool(_MECHANICS.search(text[:400]))
+
+
 #: a read of a path that is not there: the agent looking for something, not a trap (unless a write failed the same)
 _NOT_THERE = lazy_re(r"^(?:error:\s*)?(?:file|path)\s+(?:does\s+not|doesn't)\s+exist|^file\s+not\s+found", re.IGNORECASE)
 #: the user stopped the call before it finished
@@ -375,7 +381,7 @@ def build(s: Scan) -> list[Trial]:
         if not (res.text or "").strip() or not tools.failed(res, deep=False):
             continue
         text = res.text
-        if DENIED.search(text[:400]) or _MECHANICS.search(text[:400]):
+        if DENIED.search(text[:400]) or harness_refusal(text):
             continue  # the user declined the call, or the agent misused its edit tool: not the environment
         if _NOT_THERE.search(text.strip()[:200]) and not tools.command_of(events[i]) and not tools.edit_paths(events[i]):
             continue  # a read tool looking for a file that is not there
